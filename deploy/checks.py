@@ -354,6 +354,12 @@ def cmd_compose() -> None:
     check(len(re.findall(r"keepalive_requests\s+1000000;", conf)) >= 2,
           "nginx.conf: keepalive_requests 1000000 for clients and upstream")
 
+    body = re.search(r"client_max_body_size\s+(\d+)([km]?);", conf)
+    body_bytes = int(body.group(1)) * {"": 1, "k": 1024, "m": 1048576}[body.group(2)] if body else 1048576
+    for n, s in engines.items():
+        msg = int(compose_env(s).get("VARIANT_MAX_MESSAGE_BYTES", "4194304"))
+        check(body_bytes > msg, f"nginx.conf: client_max_body_size {body_bytes} > {n} VARIANT_MAX_MESSAGE_BYTES {msg}")
+
     prom = load_yaml(DEPLOY / "prometheus.yml")
     targets = [t for sc in prom["scrape_configs"] for st in sc.get("static_configs", []) for t in st["targets"]]
     check("otel-collector:8889" in targets, "prometheus.yml: scrapes otel-collector:8889")
