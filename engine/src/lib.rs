@@ -27,6 +27,7 @@ pub mod perft;
 pub mod piece;
 pub mod position;
 pub mod status;
+pub mod uci;
 pub mod variant;
 
 pub use bitboard::Bitboard;
