@@ -29,6 +29,7 @@ pub mod perft;
 pub mod piece;
 pub mod position;
 pub mod search;
+pub mod selfplay;
 pub mod status;
 pub mod threads;
 pub mod tt;

@@ -7,9 +7,13 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::eval::Evaluator;
+use crate::eval::{Acc, Evaluator, PawnCache};
+use crate::geometry::Square;
 use crate::moves::Move;
+use crate::moves::MoveKind;
+use crate::piece::Piece;
 use crate::position::Position;
+use crate::position::make::ep_victim;
 use crate::search::Features;
 use crate::search::ordering::{History, ScoredMove};
 use crate::search::time::TimeManager;
@@ -95,6 +99,12 @@ pub struct ThreadData<'a> {
     pub root_depth: i32,
     /// Depth of the last completed iteration.
     pub completed_depth: u32,
+    /// Incremental evaluation sums, one per position on the current line.
+    acc: Vec<Acc>,
+    /// Whether the side to move is in check, one per position on the current line.
+    checks: Vec<bool>,
+    /// Pawn-structure cache.
+    pawn_cache: PawnCache,
 }
 
 impl<'a> ThreadData<'a> {
@@ -122,7 +132,120 @@ impl<'a> ThreadData<'a> {
             root_moves,
             root_depth: 0,
             completed_depth: 0,
+            acc: Vec::with_capacity(2 * MAX_PLY),
+            checks: Vec::with_capacity(2 * MAX_PLY),
+            pawn_cache: PawnCache::default(),
         }
+    }
+
+    /// Resets the line stacks to the current position (the search root).
+    pub fn reset_root(&mut self) {
+        self.acc.clear();
+        self.acc.push(self.shared.evaluator.accumulate(&self.pos));
+        self.checks.clear();
+        self.checks.push(self.pos.in_check());
+    }
+
+    /// True when the side to move is in check (computed once per position on the line).
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.checks.last().copied().unwrap_or(false)
+    }
+
+    /// Static evaluation of the current position.
+    #[inline]
+    pub fn evaluate(&mut self) -> i32 {
+        let ev = &self.shared.evaluator;
+        match self.acc.last() {
+            Some(acc) => ev.evaluate_acc(&self.pos, acc, Some(&mut self.pawn_cache)),
+            None => ev.evaluate(&self.pos),
+        }
+    }
+
+    /// Plays `m`, updating the evaluation sums from the squares the move touches; returns
+    /// whether the move gives check.
+    #[inline]
+    pub fn play(&mut self, m: Move) -> bool {
+        let us = self.pos.side;
+        let mut touched = [Square::new(0); 4];
+        let mut n = 0;
+        let mut touch = |sq: Square| {
+            if !touched[..n].contains(&sq) {
+                touched[n] = sq;
+                n += 1;
+            }
+        };
+        match m.kind() {
+            MoveKind::Normal { from, to } | MoveKind::Promotion { from, to, .. } => {
+                touch(from);
+                touch(to);
+            }
+            MoveKind::EnPassant { from, to } => {
+                touch(from);
+                touch(to);
+                touch(ep_victim(to, us));
+            }
+            MoveKind::Castle { from, to } => {
+                let (rook_from, rook_to) = self.pos.castling_rook(us, from, to);
+                touch(from);
+                touch(to);
+                touch(rook_from);
+                touch(rook_to);
+            }
+            MoveKind::Drop { to, relocation, .. } => {
+                touch(to);
+                if let Some(r) = relocation {
+                    touch(r);
+                }
+            }
+        }
+        let before: [Option<Piece>; 4] = std::array::from_fn(|i| {
+            (i < n)
+                .then(|| self.pos.board[touched[i].index()])
+                .flatten()
+        });
+        self.pos.play_unchecked(m);
+        let mut acc = self.acc.last().copied().unwrap_or_default();
+        let ev = &self.shared.evaluator;
+        for i in 0..n {
+            let sq = touched[i];
+            if let Some(p) = before[i] {
+                ev.add_piece(&mut acc, p, sq, -1);
+            }
+            if let Some(p) = self.pos.board[sq.index()] {
+                ev.add_piece(&mut acc, p, sq, 1);
+            }
+        }
+        debug_assert_eq!(
+            acc,
+            ev.accumulate(&self.pos),
+            "incremental eval after {m:?}"
+        );
+        self.acc.push(acc);
+        let check = self.pos.in_check();
+        self.checks.push(check);
+        check
+    }
+
+    /// Takes back the last move played with [`ThreadData::play`].
+    #[inline]
+    pub fn unmake(&mut self) {
+        self.pos.unmake();
+        self.acc.pop();
+        self.checks.pop();
+    }
+
+    /// Records a null move on the line stacks (the board does not change).
+    pub fn push_null(&mut self) {
+        let acc = self.acc.last().copied().unwrap_or_default();
+        self.acc.push(acc);
+        self.checks.push(false);
+    }
+
+    /// Takes a null move off the line stacks.
+    pub fn pop_null(&mut self) {
+        self.acc.pop();
+        self.checks.pop();
     }
 
     /// Counts a node; returns true when the search must stop. The flags and the clock are

@@ -2,15 +2,30 @@
 //!
 //! The engine library never prints; this module turns protocol lines into library calls and
 //! writes replies to the writer it is given, so tests can drive it with strings.
+//!
+//! `go` starts the search on a background thread and returns at once, so the reader keeps
+//! reading: `stop` sets the search's stop flag and waits for the `bestmove` line, `isready`
+//! answers while the search runs. The writer is shared with the search thread behind a mutex.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::geometry::{STRIDE, Square};
 use crate::perft::{divide, perft};
 use crate::position::Position;
+use crate::search::{Clock, Limits, PoolConfig, Score, SearchInfo, SearchPool};
 use crate::variant::{Registry, Variant};
+
+/// Default transposition-table size in MiB.
+const DEFAULT_HASH_MB: usize = 64;
+/// Largest accepted `Hash` option.
+const MAX_HASH_MB: usize = 65_536;
+/// Largest accepted `Threads` option.
+const MAX_THREADS: usize = 256;
 
 /// Engine name reported by `uci`.
 pub const ENGINE_NAME: &str = concat!("variant-engine ", env!("CARGO_PKG_VERSION"));
@@ -24,16 +39,56 @@ pub enum Flow {
     Quit,
 }
 
+/// A search running on a background thread.
+#[derive(Debug)]
+struct Running {
+    infinite: bool,
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<()>,
+}
+
+/// The writer, shared with the search thread.
+#[derive(Debug)]
+struct Out<W>(Arc<Mutex<W>>);
+
+impl<W: Write> Write for Out<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .flush()
+    }
+}
+
 /// One UCI conversation.
 #[derive(Debug)]
-pub struct UciSession<W: Write> {
+pub struct UciSession<W: Write + Send + 'static> {
     registry: Registry,
     variant: Arc<Variant>,
     position: Position,
-    out: W,
+    out: Out<W>,
+    shared_out: Arc<Mutex<W>>,
+    pool: Arc<SearchPool>,
+    threads: usize,
+    multipv: usize,
+    skill: Option<u8>,
+    running: Option<Running>,
 }
 
-impl<W: Write> UciSession<W> {
+impl<W: Write + Send + 'static> Drop for UciSession<W> {
+    fn drop(&mut self) {
+        self.stop_search();
+    }
+}
+
+impl<W: Write + Send + 'static> UciSession<W> {
     /// A session on orthodox chess, writing replies to `out`.
     ///
     /// # Panics
@@ -41,11 +96,45 @@ impl<W: Write> UciSession<W> {
     pub fn new(registry: Registry, out: W) -> Self {
         let variant = registry.get("chess").expect("chess is built in");
         let position = Position::new(variant.clone());
+        let shared_out = Arc::new(Mutex::new(out));
         Self {
             registry,
             variant,
             position,
-            out,
+            out: Out(shared_out.clone()),
+            shared_out,
+            pool: Arc::new(SearchPool::new(PoolConfig {
+                hash_mb: DEFAULT_HASH_MB,
+            })),
+            threads: 1,
+            multipv: 1,
+            skill: None,
+            running: None,
+        }
+    }
+
+    /// Stops a running search and waits for its `bestmove`.
+    fn stop_search(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.stop.store(true, Ordering::Relaxed);
+            let _ = r.handle.join();
+        }
+    }
+
+    /// End of input: lets a bounded search finish (its `bestmove` is printed) and stops an
+    /// infinite one.
+    pub fn finish(&mut self) {
+        if self.running.as_ref().is_some_and(|r| r.infinite) {
+            self.stop_search();
+        } else {
+            self.wait();
+        }
+    }
+
+    /// Waits for a running search to finish by itself.
+    pub fn wait(&mut self) {
+        if let Some(r) = self.running.take() {
+            let _ = r.handle.join();
         }
     }
 
@@ -80,15 +169,48 @@ impl<W: Write> UciSession<W> {
                     self.out,
                     "option name UCI_Variant type combo default chess{vars}"
                 )?;
+                writeln!(
+                    self.out,
+                    "option name Threads type spin default 1 min 1 max {MAX_THREADS}"
+                )?;
+                writeln!(
+                    self.out,
+                    "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+                )?;
+                writeln!(
+                    self.out,
+                    "option name MultiPV type spin default 1 min 1 max 256"
+                )?;
+                writeln!(
+                    self.out,
+                    "option name Skill Level type spin default 20 min 0 max 20"
+                )?;
                 writeln!(self.out, "uciok")?;
             }
             "isready" => writeln!(self.out, "readyok")?,
-            "ucinewgame" => self.position = Position::new(self.variant.clone()),
-            "setoption" => self.set_option(&rest)?,
-            "position" => self.set_position(&rest)?,
-            "go" => self.go(&rest)?,
+            "ucinewgame" => {
+                self.stop_search();
+                self.pool.clear();
+                self.position = Position::new(self.variant.clone());
+            }
+            "setoption" => {
+                self.stop_search();
+                self.set_option(&rest)?;
+            }
+            "position" => {
+                self.stop_search();
+                self.set_position(&rest)?;
+            }
+            "go" => {
+                self.stop_search();
+                self.go(&rest)?;
+            }
+            "stop" => self.stop_search(),
             "d" => self.display()?,
-            "quit" => return Ok(Flow::Quit),
+            "quit" => {
+                self.stop_search();
+                return Ok(Flow::Quit);
+            }
             other => writeln!(self.out, "info string unknown command {other:?}")?,
         }
         self.out.flush()?;
@@ -108,6 +230,24 @@ impl<W: Write> UciSession<W> {
                     self.position = Position::new(v);
                 }
                 Err(e) => writeln!(self.out, "info string {e}")?,
+            },
+            (Some("Threads"), Some(value)) => match value.parse::<usize>() {
+                Ok(n) if (1..=MAX_THREADS).contains(&n) => self.threads = n,
+                _ => writeln!(self.out, "info string invalid Threads value {value:?}")?,
+            },
+            (Some("Hash"), Some(value)) => match value.parse::<usize>() {
+                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
+                    self.pool = Arc::new(SearchPool::new(PoolConfig { hash_mb: mb }));
+                }
+                _ => writeln!(self.out, "info string invalid Hash value {value:?}")?,
+            },
+            (Some("MultiPV"), Some(value)) => match value.parse::<usize>() {
+                Ok(n) if (1..=256).contains(&n) => self.multipv = n,
+                _ => writeln!(self.out, "info string invalid MultiPV value {value:?}")?,
+            },
+            (Some("Skill Level"), Some(value)) => match value.parse::<u8>() {
+                Ok(n) if n <= 20 => self.skill = (n < 20).then_some(n),
+                _ => writeln!(self.out, "info string invalid Skill Level value {value:?}")?,
             },
             (name, _) => writeln!(
                 self.out,
@@ -149,8 +289,8 @@ impl<W: Write> UciSession<W> {
     }
 
     fn go(&mut self, args: &[&str]) -> io::Result<()> {
-        match args {
-            ["perft", depth] => match depth.parse::<u32>() {
+        if let ["perft", depth] = args {
+            return match depth.parse::<u32>() {
                 Ok(d) if d >= 1 => {
                     let mut pos = self.position.clone();
                     let mut total = 0;
@@ -162,12 +302,52 @@ impl<W: Write> UciSession<W> {
                     writeln!(self.out, "Nodes searched: {total}")
                 }
                 _ => writeln!(self.out, "info string invalid perft depth {depth:?}"),
-            },
-            _ => writeln!(
-                self.out,
-                "info string unsupported go arguments {:?}",
-                args.join(" ")
-            ),
+            };
+        }
+        let limits = match parse_go(args) {
+            Ok(mut l) => {
+                l.threads = self.threads;
+                l.multipv = self.multipv;
+                l.skill_level = self.skill;
+                l
+            }
+            Err(e) => return writeln!(self.out, "info string {e}"),
+        };
+        let infinite = limits.infinite;
+        let stop = Arc::new(AtomicBool::new(false));
+        let pool = self.pool.clone();
+        let pos = self.position.clone();
+        let out = self.shared_out.clone();
+        let flag = stop.clone();
+        let spawned = std::thread::Builder::new()
+            .name("uci-search".into())
+            .stack_size(16 << 20)
+            .spawn(move || {
+                let mut out = Out(out);
+                let result = pool.search(&pos, &limits, &flag, &mut |info| {
+                    let _ = writeln!(out, "{}", info_line(&pos, info));
+                    let _ = out.flush();
+                });
+                let best = result
+                    .best_move
+                    .map_or_else(|| "0000".to_owned(), |m| pos.uci(m));
+                let line = match result.ponder {
+                    Some(p) => format!("bestmove {best} ponder {}", pos.uci(p)),
+                    None => format!("bestmove {best}"),
+                };
+                let _ = writeln!(out, "{line}");
+                let _ = out.flush();
+            });
+        match spawned {
+            Ok(handle) => {
+                self.running = Some(Running {
+                    infinite,
+                    stop,
+                    handle,
+                });
+                Ok(())
+            }
+            Err(e) => writeln!(self.out, "info string cannot start the search: {e}"),
         }
     }
 
@@ -176,6 +356,82 @@ impl<W: Write> UciSession<W> {
         write!(self.out, "{text}")?;
         writeln!(self.out, "Fen: {}", self.position.fen())
     }
+}
+
+/// Parses the arguments of `go` (everything but `perft`) into limits.
+///
+/// # Errors
+/// A message naming the bad argument.
+pub fn parse_go(args: &[&str]) -> Result<Limits, String> {
+    let mut limits = Limits::default();
+    let mut clock = Clock {
+        wtime: Duration::ZERO,
+        btime: Duration::ZERO,
+        winc: Duration::ZERO,
+        binc: Duration::ZERO,
+        movestogo: None,
+    };
+    let mut has_clock = false;
+    let mut i = 0;
+    while i < args.len() {
+        let key = args[i];
+        let value = args.get(i + 1).copied();
+        let number = || -> Result<u64, String> {
+            value
+                .and_then(|v| v.parse::<i64>().ok())
+                .map(|v| v.max(0) as u64)
+                .ok_or_else(|| format!("go {key} needs a number"))
+        };
+        let ms = || number().map(Duration::from_millis);
+        match key {
+            "infinite" => {
+                limits.infinite = true;
+                i += 1;
+                continue;
+            }
+            "ponder" => {
+                i += 1;
+                continue;
+            }
+            "depth" => limits.depth = Some(number()?.clamp(1, 1000) as u32),
+            "nodes" => limits.nodes = Some(number()?.max(1)),
+            "movetime" => limits.movetime = Some(ms()?),
+            "wtime" => (clock.wtime, has_clock) = (ms()?, true),
+            "btime" => (clock.btime, has_clock) = (ms()?, true),
+            "winc" => clock.winc = ms()?,
+            "binc" => clock.binc = ms()?,
+            "movestogo" => clock.movestogo = Some(number()?.clamp(1, 1000) as u32),
+            "mate" => limits.depth = Some((2 * number()?).clamp(1, 1000) as u32),
+            other => return Err(format!("unsupported go argument {other:?}")),
+        }
+        i += 2;
+    }
+    if has_clock {
+        limits.clock = Some(clock);
+    }
+    Ok(limits)
+}
+
+/// The `info` line for one search report.
+pub fn info_line(pos: &Position, info: &SearchInfo) -> String {
+    let score = match info.score {
+        Score::Centipawns(cp) => format!("cp {cp}"),
+        Score::Mate(m) => format!("mate {m}"),
+    };
+    let mut s = format!(
+        "info depth {} seldepth {} multipv {} score {score} nodes {} nps {} time {} pv",
+        info.depth,
+        info.seldepth,
+        info.multipv,
+        info.nodes,
+        info.nps,
+        info.time.as_millis()
+    );
+    for &m in &info.pv {
+        s.push(' ');
+        s.push_str(&pos.uci(m));
+    }
+    s
 }
 
 /// A text diagram of the board, White at the bottom.
@@ -249,15 +505,93 @@ pub fn perft_command(
 mod tests {
     use super::*;
 
+    /// A writer the test can read back after the session (and its search thread) is done.
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
     fn run(lines: &[&str]) -> String {
-        let mut out = Vec::new();
+        let buf = Buf::default();
         {
-            let mut s = UciSession::new(Registry::builtin(), &mut out);
+            let mut s = UciSession::new(Registry::builtin(), buf.clone());
             for l in lines {
-                s.handle(l).unwrap();
+                if *l == "wait" {
+                    s.wait();
+                } else {
+                    s.handle(l).unwrap();
+                }
             }
         }
-        String::from_utf8(out).unwrap()
+        String::from_utf8(buf.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn go_depth_prints_info_and_bestmove() {
+        let out = run(&[
+            "setoption name UCI_Variant value opulent",
+            "setoption name MultiPV value 2",
+            "position startpos moves e3e5",
+            "go depth 3",
+            "wait",
+        ]);
+        assert!(out.contains("info depth 3 seldepth"), "{out}");
+        assert!(out.contains(" multipv 2 score cp "), "{out}");
+        let best = out
+            .lines()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .unwrap();
+        let v = Registry::builtin().get("opulent").unwrap();
+        let mut pos = Position::new(v);
+        pos.play(pos.parse_move("e3e5").unwrap());
+        let m = best.split_whitespace().next().unwrap();
+        assert!(pos.parse_move(m).is_ok(), "{best}");
+    }
+
+    #[test]
+    fn stop_ends_an_infinite_search_with_bestmove() {
+        let out = run(&[
+            "setoption name Threads value 2",
+            "position startpos",
+            "go infinite",
+            "isready",
+            "stop",
+        ]);
+        assert!(out.contains("readyok"), "{out}");
+        assert_eq!(out.matches("bestmove ").count(), 1, "{out}");
+    }
+
+    #[test]
+    fn go_arguments_parse() {
+        let l = parse_go(&[
+            "wtime",
+            "1000",
+            "btime",
+            "2000",
+            "winc",
+            "10",
+            "binc",
+            "20",
+            "movestogo",
+            "5",
+        ])
+        .unwrap();
+        let c = l.clock.unwrap();
+        assert_eq!(
+            (c.wtime.as_millis(), c.btime.as_millis(), c.movestogo),
+            (1000, 2000, Some(5))
+        );
+        assert_eq!(parse_go(&["nodes", "500"]).unwrap().nodes, Some(500));
+        assert!(parse_go(&["depth"]).is_err());
+        assert!(parse_go(&["sideways"]).is_err());
     }
 
     #[test]

@@ -18,9 +18,87 @@ fn position(variant: &str, fen: &str) -> Position {
 
 /// Forced mates: (variant, FEN, moves to mate, the mating first move if unique).
 /// Decima and Orphic rows are added here when those variants land.
+/// Each is a back-rank pattern: the black king is boxed in by its own pawns, the white rooks
+/// (or queen / chancellor) check along the back rank, and every black rook can only capture the
+/// checker, which the next white rook recaptures.
 const MATES: &[(&str, &str, i32, Option<&str>)] = &[
-    // Back-rank mate: Ra8#.
-    ("chess", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1, Some("a1a8")),
+    // Chess. 1. Ra8#.
+    (
+        "chess",
+        "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+        1,
+        Some("a1a8"),
+    ),
+    // 1. Re8+ Rxe8 2. Rxe8#.
+    (
+        "chess",
+        "1r4k1/5ppp/8/8/8/8/4RPPP/4R1K1 w - - 0 1",
+        2,
+        Some("e2e8"),
+    ),
+    // 1. Re8+ Rbxe8 (the a8 rook is blocked) 2. Rxe8+ Rxe8 3. Rxe8#.
+    (
+        "chess",
+        "rr4k1/5ppp/8/8/8/4R3/4RPPP/4R1K1 w - - 0 1",
+        3,
+        Some("e3e8"),
+    ),
+    // Black to move mates: 1... Ra1#.
+    (
+        "chess",
+        "r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1",
+        1,
+        Some("a8a1"),
+    ),
+    // Opulent (10x10). 1. Ra10#.
+    (
+        "opulent",
+        "6k3/5ppp2/10/10/10/10/10/10/10/R5K3 w - - 0 1",
+        1,
+        Some("a1a10"),
+    ),
+    // The chancellor (R+N) mates the same way: 1. Ca10#.
+    (
+        "opulent",
+        "6k3/5ppp2/10/10/10/10/10/10/10/C5K3 w - - 0 1",
+        1,
+        Some("a1a10"),
+    ),
+    // 1. Re10+ Rxe10 2. Rxe10#.
+    (
+        "opulent",
+        "1r4k3/5ppp2/10/10/10/10/10/10/4R5/4R1K3 w - - 0 1",
+        2,
+        Some("e2e10"),
+    ),
+    // 1. Re10+ Rbxe10 2. Rxe10+ Rxe10 3. Rxe10#.
+    (
+        "opulent",
+        "rr4k3/5ppp2/10/10/10/10/10/4R5/4R5/4R1K3 w - - 0 1",
+        3,
+        Some("e3e10"),
+    ),
+    // SOHO (10x10). 1. Qa10#.
+    (
+        "soho",
+        "6k3/5ppp2/10/10/10/10/10/10/10/Q5K3 w - - 0 1",
+        1,
+        Some("a1a10"),
+    ),
+    // 1. Re10+ Rxe10 2. Rxe10#.
+    (
+        "soho",
+        "1r4k3/5ppp2/10/10/10/10/10/10/4R5/4R1K3 w - - 0 1",
+        2,
+        Some("e2e10"),
+    ),
+    // 1. Re10+ Rbxe10 2. Rxe10+ Rxe10 3. Rxe10#.
+    (
+        "soho",
+        "rr4k3/5ppp2/10/10/10/10/10/4R5/4R5/4R1K3 w - - 0 1",
+        3,
+        Some("e3e10"),
+    ),
 ];
 
 #[test]
@@ -31,10 +109,29 @@ fn finds_forced_mates() {
             depth: Some((2 * n + 2) as u32),
             ..Limits::default()
         };
+        for threads in [1, 2] {
+            let limits = Limits {
+                threads,
+                ..limits.clone()
+            };
+            let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+            assert_eq!(r.score, Score::Mate(n), "{variant} {fen}: {r:?}");
+            assert_eq!(r.stop_reason, StopReason::Mate, "{variant} {fen}");
+            if let Some(first) = first {
+                assert_eq!(pos.uci(r.best_move.unwrap()), first, "{variant} {fen}");
+            }
+        }
+        // Being mated is reported as a negative mate from the loser's side.
+        let mut after = pos.clone();
         let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
-        assert_eq!(r.score, Score::Mate(n), "{variant} {fen}: {r:?}");
-        if let Some(first) = first {
-            assert_eq!(pos.uci(r.best_move.unwrap()), first, "{variant} {fen}");
+        after.play(r.best_move.unwrap());
+        let r2 = pool().search(&after, &limits, &AtomicBool::new(false), &mut |_| {});
+        if n == 1 {
+            assert_eq!(r2.best_move, None, "{variant} {fen}");
+            assert_eq!(r2.stop_reason, StopReason::NoMoves);
+            assert_eq!(r2.score, Score::Mate(0));
+        } else {
+            assert_eq!(r2.score, Score::Mate(-(n - 1)), "{variant} {fen}: {r2:?}");
         }
     }
 }
@@ -60,4 +157,160 @@ fn stops_promptly_and_still_returns_a_legal_move() {
     assert!(latency < Duration::from_secs(1), "{latency:?}");
     assert_eq!(r.stop_reason, StopReason::Stopped);
     assert!(pos.legal_moves().contains(&r.best_move.unwrap()));
+}
+
+#[test]
+fn fixed_depth_single_thread_search_is_deterministic() {
+    for v in Registry::builtin().iter() {
+        let pos = Position::new(v.clone());
+        let limits = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let run = || pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+        let (a, b) = (run(), run());
+        assert_eq!(a.nodes, b.nodes, "{}", v.name());
+        assert_eq!(a.best_move, b.best_move, "{}", v.name());
+        assert_eq!(a.pv, b.pv, "{}", v.name());
+        assert_eq!(a.stop_reason, StopReason::Depth);
+        assert_eq!(a.depth, 6);
+    }
+}
+
+#[test]
+fn reports_one_info_per_iteration_and_line() {
+    let pos = Position::new(Registry::builtin().get("soho").unwrap());
+    let limits = Limits {
+        depth: Some(4),
+        multipv: 3,
+        ..Limits::default()
+    };
+    let mut infos = Vec::new();
+    let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |i| {
+        infos.push(i.clone());
+    });
+    assert_eq!(infos.len(), 4 * 3);
+    for (i, info) in infos.iter().enumerate() {
+        assert_eq!(info.depth as usize, i / 3 + 1);
+        assert_eq!(info.multipv, i % 3 + 1);
+        assert!(!info.pv.is_empty());
+    }
+    assert_eq!(r.lines.len(), 3);
+    let firsts: Vec<_> = r.lines.iter().map(|l| l.pv[0]).collect();
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+    assert_eq!(r.best_move, Some(firsts[0]));
+    let score = |s: Score| match s {
+        Score::Centipawns(c) => c,
+        Score::Mate(m) => 100_000 * m.signum(),
+    };
+    assert!(score(r.lines[0].score) >= score(r.lines[1].score));
+    assert!(score(r.lines[1].score) >= score(r.lines[2].score));
+}
+
+#[test]
+fn node_and_time_limits_end_the_search() {
+    let pos = Position::new(Registry::builtin().get("opulent").unwrap());
+    let r = pool().search(
+        &pos,
+        &Limits {
+            nodes: Some(5_000),
+            ..Limits::default()
+        },
+        &AtomicBool::new(false),
+        &mut |_| {},
+    );
+    assert_eq!(r.stop_reason, StopReason::Nodes);
+    assert!(r.nodes >= 5_000 && r.nodes < 5_000 + 2_048, "{}", r.nodes);
+    let t = Instant::now();
+    let r = pool().search(
+        &pos,
+        &Limits {
+            movetime: Some(Duration::from_millis(100)),
+            ..Limits::default()
+        },
+        &AtomicBool::new(false),
+        &mut |_| {},
+    );
+    assert_eq!(r.stop_reason, StopReason::Time);
+    assert!(t.elapsed() < Duration::from_secs(2));
+    assert!(pos.legal_moves().contains(&r.best_move.unwrap()));
+}
+
+#[test]
+fn a_stop_flag_set_before_the_search_still_yields_a_legal_move() {
+    for v in Registry::builtin().iter() {
+        let pos = Position::new(v.clone());
+        let r = pool().search(
+            &pos,
+            &Limits::default(),
+            &AtomicBool::new(true),
+            &mut |_| {},
+        );
+        assert!(
+            pos.legal_moves().contains(&r.best_move.unwrap()),
+            "{}",
+            v.name()
+        );
+        assert_eq!(r.stop_reason, StopReason::Stopped);
+    }
+}
+
+#[test]
+fn skill_levels_are_deterministic_given_the_seed() {
+    let pos = Position::new(Registry::builtin().get("opulent").unwrap());
+    let limits = |seed| Limits {
+        skill_level: Some(3),
+        seed,
+        ..Limits::default()
+    };
+    let run = |seed| {
+        pool()
+            .search(&pos, &limits(seed), &AtomicBool::new(false), &mut |_| {})
+            .best_move
+    };
+    assert_eq!(run(7), run(7));
+    let moves: std::collections::HashSet<_> = (0..12).map(run).collect();
+    assert!(
+        moves.len() > 1,
+        "a weak level should vary its choice with the seed"
+    );
+}
+
+mod random_positions {
+    use super::*;
+    use proptest::prelude::*;
+    use variant_engine::bench::random_playout;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Whatever the position and however little the search may do, the move is legal.
+        #[test]
+        fn never_returns_an_illegal_move(
+            variant in 0usize..16,
+            plies in 0usize..60,
+            seed in any::<u64>(),
+            nodes in 1u64..3_000,
+            threads in 1usize..=2,
+        ) {
+            let registry = Registry::builtin();
+            let variants: Vec<_> = registry.iter().cloned().collect();
+            let v = variants[variant % variants.len()].clone();
+            let pos = random_playout(Position::new(v), plies, seed);
+            let limits = Limits { nodes: Some(nodes), threads, ..Limits::default() };
+            let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+            let legal = pos.legal_moves();
+            match r.best_move {
+                Some(m) => {
+                    prop_assert!(legal.contains(&m));
+                    let mut p = pos.clone();
+                    for &m in &r.pv {
+                        prop_assert!(p.is_legal(m), "pv move {:?} illegal in {}", m, p.fen());
+                        p.play(m);
+                    }
+                }
+                None => prop_assert!(legal.is_empty()),
+            }
+        }
+    }
 }

@@ -12,7 +12,7 @@
 
 use crate::bitboard::Bitboard;
 use crate::geometry::{SQUARE_COUNT, Square};
-use crate::piece::{ByColor, Color, MAX_KINDS};
+use crate::piece::{ByColor, Color, MAX_KINDS, Piece};
 use crate::position::Position;
 use crate::variant::{Role, RuleSet, Variant};
 
@@ -78,6 +78,8 @@ pub struct Evaluator {
     terms: EvalTerms,
     kinds: usize,
     value: [i32; MAX_KINDS],
+    /// Value counted toward the game phase (pieces only).
+    phase_value: [i32; MAX_KINDS],
     /// Piece-square values (material included), indexed by `colour * MAX_KINDS + kind`.
     pst: Vec<[Pair; SQUARE_COUNT]>,
     /// Mobility weight per kind (centipawns per reachable square, mg/eg).
@@ -97,6 +99,36 @@ pub struct Evaluator {
     pawn: Option<usize>,
     royal: Option<usize>,
     pocket: bool,
+}
+
+/// Material and piece-square sums per colour plus the phase material, kept incrementally by
+/// the search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Acc {
+    /// Per colour: middlegame and endgame sums.
+    score: [Pair; 2],
+    /// Non-pawn, non-king material on the board.
+    phase: i32,
+}
+
+/// A small per-thread cache of pawn-structure terms keyed by the pawn placement.
+#[derive(Clone, Debug)]
+pub struct PawnCache {
+    entries: Vec<(u64, [Pair; 2])>,
+}
+
+impl Default for PawnCache {
+    fn default() -> Self {
+        Self {
+            entries: vec![(0, [Pair::default(); 2]); 1 << 14],
+        }
+    }
+}
+
+fn mix(bb: u128) -> u64 {
+    let x = (bb as u64) ^ ((bb >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let x = (x ^ (x >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^ (x >> 29)
 }
 
 /// Bonus for the side to move.
@@ -266,11 +298,18 @@ impl Evaluator {
             }
             total.max(1)
         };
+        let mut phase_value = [0; MAX_KINDS];
+        for k in 0..kinds {
+            if variant.kinds[k].role == Role::Piece {
+                phase_value[k] = value[k];
+            }
+        }
         Self {
             family,
             terms,
             kinds,
             value,
+            phase_value,
             pst,
             mobility,
             passed_mask,
@@ -292,39 +331,65 @@ impl Evaluator {
         self.value[kind]
     }
 
-    /// The evaluation from the side to move's point of view, in centipawns.
-    pub fn evaluate(&self, pos: &Position) -> i32 {
-        let mut score = ByColor([Pair::default(); 2]);
-        let mut phase = 0;
-        for c in Color::ALL {
-            let own = pos.by_color[c];
-            for k in 0..self.kinds {
-                let bb = pos.by_kind[k] & own;
-                if bb.is_empty() {
-                    continue;
-                }
-                let table = &self.pst[c.index() * MAX_KINDS + k];
-                for sq in bb {
-                    score[c] += table[sq.index()];
-                }
-                if Some(k) != self.pawn && Some(k) != self.royal {
-                    phase += self.value[k] * bb.count() as i32;
-                }
+    /// Material and piece-square sums from scratch.
+    pub fn accumulate(&self, pos: &Position) -> Acc {
+        let mut acc = Acc::default();
+        for sq in pos.occupied() {
+            if let Some(p) = pos.board[sq.index()] {
+                self.add_piece(&mut acc, p, sq, 1);
             }
-            if self.pocket {
+        }
+        acc
+    }
+
+    /// Adds (`sign` = 1) or removes (`sign` = -1) a piece's material and square value.
+    #[inline]
+    pub fn add_piece(&self, acc: &mut Acc, piece: Piece, sq: Square, sign: i32) {
+        let k = piece.kind().index();
+        let v = self.pst[piece.color().index() * MAX_KINDS + k][sq.index()];
+        let slot = &mut acc.score[piece.color().index()];
+        slot.mg += sign * v.mg;
+        slot.eg += sign * v.eg;
+        acc.phase += sign * self.phase_value[k];
+    }
+
+    /// The evaluation from the side to move's point of view, in centipawns (from scratch).
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let acc = self.accumulate(pos);
+        self.evaluate_acc(pos, &acc, None)
+    }
+
+    /// The evaluation given the incrementally kept sums `acc` and an optional pawn cache.
+    pub fn evaluate_acc(&self, pos: &Position, acc: &Acc, cache: Option<&mut PawnCache>) -> i32 {
+        let mut score = ByColor([
+            Pair {
+                mg: acc.score[0].mg,
+                eg: acc.score[0].eg,
+            },
+            Pair {
+                mg: acc.score[1].mg,
+                eg: acc.score[1].eg,
+            },
+        ]);
+        let mut phase = acc.phase;
+        if self.pocket {
+            for c in Color::ALL {
                 for k in 0..self.kinds {
                     let n = i32::from(pos.pocket[c][k]);
+                    if n == 0 {
+                        continue;
+                    }
                     // A piece in hand can go anywhere: full value, plus a small bonus.
                     let v = n * (self.value[k] + 10);
                     score[c] += Pair { mg: v, eg: v };
-                    if Some(k) != self.pawn && Some(k) != self.royal {
-                        phase += self.value[k] * n;
-                    }
+                    phase += self.phase_value[k] * n;
                 }
             }
         }
         if self.family == Family::Orthodox {
+            let pawn_terms = self.pawn_terms_cached(pos, cache);
             for c in Color::ALL {
+                score[c] += pawn_terms[c.index()];
                 let extra = self.orthodox_terms(pos, c);
                 score[c] += extra;
             }
@@ -336,35 +401,67 @@ impl Evaluator {
         (total.mg * phase + total.eg * (256 - phase)) / 256 + TEMPO
     }
 
-    /// Pawn structure, king safety and mobility for `c`.
+    fn pawn_terms_cached(&self, pos: &Position, cache: Option<&mut PawnCache>) -> [Pair; 2] {
+        let Some(p) = self.pawn else {
+            return [Pair::default(); 2];
+        };
+        if !self.terms.pawns {
+            return [Pair::default(); 2];
+        }
+        let white = (pos.by_kind[p] & pos.by_color[Color::White]).0;
+        let black = (pos.by_kind[p] & pos.by_color[Color::Black]).0;
+        let Some(cache) = cache else {
+            return [
+                self.pawn_terms(pos, Color::White),
+                self.pawn_terms(pos, Color::Black),
+            ];
+        };
+        let key = mix(white) ^ mix(black).rotate_left(17) ^ 0x5bd1_e995;
+        let slot = (key as usize) & (cache.entries.len() - 1);
+        let e = cache.entries[slot];
+        if e.0 == key {
+            return e.1;
+        }
+        let terms = [
+            self.pawn_terms(pos, Color::White),
+            self.pawn_terms(pos, Color::Black),
+        ];
+        cache.entries[slot] = (key, terms);
+        terms
+    }
+
+    /// Doubled, isolated and passed pawns of `c`.
+    fn pawn_terms(&self, pos: &Position, c: Color) -> Pair {
+        let mut s = Pair::default();
+        let Some(p) = self.pawn else { return s };
+        let pawns = pos.by_kind[p] & pos.by_color[c];
+        let their_pawns = pos.by_kind[p] & pos.by_color[!c];
+        for sq in pawns {
+            let f = usize::from(sq.file());
+            if (self.passed_mask[c][sq.index()] & their_pawns).is_empty() {
+                s += self.passed_bonus[c][sq.index()];
+            }
+            if (self.adjacent_files[f] & pawns).is_empty() {
+                s -= Pair { mg: 10, eg: 15 };
+            }
+        }
+        for &fm in &self.file_mask {
+            let n = (fm & pawns).count() as i32;
+            if n > 1 {
+                s -= Pair {
+                    mg: 10 * (n - 1),
+                    eg: 20 * (n - 1),
+                };
+            }
+        }
+        s
+    }
+
+    /// King safety and mobility for `c`.
     fn orthodox_terms(&self, pos: &Position, c: Color) -> Pair {
         let mut s = Pair::default();
         let own = pos.by_color[c];
         let enemy = pos.by_color[!c];
-        if let Some(p) = self.pawn
-            && self.terms.pawns
-        {
-            let pawns = pos.by_kind[p] & own;
-            let their_pawns = pos.by_kind[p] & enemy;
-            for sq in pawns {
-                let f = usize::from(sq.file());
-                if (self.passed_mask[c][sq.index()] & their_pawns).is_empty() {
-                    s += self.passed_bonus[c][sq.index()];
-                }
-                if (self.adjacent_files[f] & pawns).is_empty() {
-                    s -= Pair { mg: 10, eg: 15 };
-                }
-            }
-            for &fm in &self.file_mask {
-                let n = (fm & pawns).count() as i32;
-                if n > 1 {
-                    s -= Pair {
-                        mg: 10 * (n - 1),
-                        eg: 20 * (n - 1),
-                    };
-                }
-            }
-        }
         if self.terms.king_safety
             && let Some(k) = pos.royal_square(c)
         {

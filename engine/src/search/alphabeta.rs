@@ -135,13 +135,12 @@ pub fn search_root(
     td.pv_len[0] = 0;
     let mut best = -INF;
     let features = td.shared.features;
-    let in_check = td.pos.in_check();
+    let in_check = td.in_check();
     for i in pv_idx..td.root_moves.len() {
         let m = td.root_moves[i].mv;
         let quiet = is_quiet(&td.pos, m);
-        td.pos.play_unchecked(m);
+        let gives_check = td.play(m);
         td.count_node();
-        let gives_check = td.pos.in_check();
         let new_depth = depth - 1 + i32::from(gives_check && features.check_extension);
         let mut score;
         if i == pv_idx {
@@ -159,7 +158,7 @@ pub fn search_root(
                 score = -negamax::<true>(td, new_depth, -beta, -alpha, 1, true);
             }
         }
-        td.pos.unmake();
+        td.unmake();
         if td.stopped {
             return best;
         }
@@ -225,13 +224,9 @@ pub fn negamax<const PV: bool>(
     }
     let shared = td.shared;
     let features = shared.features;
-    let in_check = td.pos.in_check();
+    let in_check = td.in_check();
     if ply >= MAX_PLY - 1 {
-        return if in_check {
-            0
-        } else {
-            shared.evaluator.evaluate(&td.pos)
-        };
+        return if in_check { 0 } else { td.evaluate() };
     }
     let key = td.pos.hash();
     let mut tt_move = None;
@@ -263,7 +258,7 @@ pub fn negamax<const PV: bool>(
     let static_eval = if in_check {
         -INF
     } else {
-        let e = shared.evaluator.evaluate(&td.pos);
+        let e = td.evaluate();
         // A TT bound is a better estimate than the static evaluation when it points the right way.
         match tt_hit {
             Some((s, Bound::Lower, _)) if s > e && s.abs() < MATE_BOUND => s,
@@ -292,9 +287,11 @@ pub fn negamax<const PV: bool>(
         {
             let r = 3 + depth / 4 + ((static_eval - beta) / 200).min(3);
             let undo = make_null(&mut td.pos);
+            td.push_null();
             td.killers[ply + 1] = [None; 2];
             let score = -negamax::<false>(td, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
             unmake_null(&mut td.pos, &undo);
+            td.pop_null();
             if td.stopped {
                 td.lists[ply] = list;
                 return 0;
@@ -331,8 +328,7 @@ pub fn negamax<const PV: bool>(
         {
             continue;
         }
-        td.pos.play_unchecked(m);
-        let gives_check = td.pos.in_check();
+        let gives_check = td.play(m);
         if features.pruning
             && !PV
             && !in_check
@@ -342,7 +338,7 @@ pub fn negamax<const PV: bool>(
             && best > -MATE_BOUND
             && static_eval + 120 + 100 * depth <= alpha
         {
-            td.pos.unmake();
+            td.unmake();
             continue;
         }
         let extend = gives_check && features.check_extension && ply < MAX_PLY / 2;
@@ -373,7 +369,7 @@ pub fn negamax<const PV: bool>(
                 score = -negamax::<true>(td, new_depth, -beta, -alpha, ply + 1, true);
             }
         }
-        td.pos.unmake();
+        td.unmake();
         if td.stopped {
             td.lists[ply] = list;
             return 0;

@@ -337,6 +337,7 @@ impl SearchPool {
             };
         }
         main_td.root_moves.clone_from(&root_moves);
+        main_td.reset_root();
         let threads = limits.threads.clamp(1, 256);
         let plan_ref = &plan;
         let shared_ref = &shared;
@@ -346,6 +347,7 @@ impl SearchPool {
             || iterative_deepening(&mut main_td, plan_ref, &mut *on_info),
             |id| {
                 let mut td = ThreadData::new(id, pos.clone(), shared_ref, root_moves.clone());
+                td.reset_root();
                 let _ = iterative_deepening(&mut td, plan_ref, &mut |_| {});
                 td.flush_nodes();
             },

@@ -28,13 +28,9 @@ pub fn qsearch<const PV: bool>(td: &mut ThreadData, mut alpha: i32, beta: i32, p
     if is_decided(&td.pos) {
         return terminal_score(&td.pos, ply);
     }
-    let in_check = td.pos.in_check();
+    let in_check = td.in_check();
     if ply >= MAX_PLY - 1 {
-        return if in_check {
-            0
-        } else {
-            td.shared.evaluator.evaluate(&td.pos)
-        };
+        return if in_check { 0 } else { td.evaluate() };
     }
     let shared = td.shared;
     let key = td.pos.hash();
@@ -68,7 +64,7 @@ pub fn qsearch<const PV: bool>(td: &mut ThreadData, mut alpha: i32, beta: i32, p
         best = -INF;
         stand_pat = -INF;
     } else {
-        stand_pat = shared.evaluator.evaluate(&td.pos);
+        stand_pat = td.evaluate();
         if stand_pat >= beta {
             td.lists[ply] = list;
             return stand_pat;
@@ -101,9 +97,9 @@ pub fn qsearch<const PV: bool>(td: &mut ThreadData, mut alpha: i32, beta: i32, p
                 continue;
             }
         }
-        td.pos.play_unchecked(m);
+        td.play(m);
         let score = -qsearch::<PV>(td, -beta, -alpha, ply + 1);
-        td.pos.unmake();
+        td.unmake();
         if td.stopped {
             td.lists[ply] = list;
             return 0;
