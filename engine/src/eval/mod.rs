@@ -21,7 +21,8 @@ use crate::variant::{Role, RuleSet, Variant};
 pub struct EvalTerms {
     /// Piece-square terms (centralisation, pawn advancement, king placement).
     pub pst: bool,
-    /// Slider and leaper mobility.
+    /// Slider and leaper mobility. Off by default: in self-play at fixed nodes it did not pay
+    /// for itself (docs/BENCHMARKS.md), and it is the most expensive term.
     pub mobility: bool,
     /// Doubled, isolated and passed pawns.
     pub pawns: bool,
@@ -33,7 +34,7 @@ impl Default for EvalTerms {
     fn default() -> Self {
         Self {
             pst: true,
-            mobility: true,
+            mobility: false,
             pawns: true,
             king_safety: true,
         }
@@ -538,6 +539,46 @@ mod tests {
             let e = Evaluator::new(v, EvalTerms::default());
             let pos = Position::new(v.clone());
             assert_eq!(e.evaluate(&pos), TEMPO, "{}", v.name());
+        }
+    }
+
+    /// The same position with colours swapped and the board mirrored top to bottom.
+    fn mirrored(fen: &str) -> String {
+        let mut parts = fen.split_whitespace();
+        let board = parts.next().unwrap();
+        let side = parts.next().unwrap();
+        let ranks: Vec<String> = board
+            .split('/')
+            .rev()
+            .map(|r| {
+                r.chars()
+                    .map(|c| {
+                        if c.is_ascii_uppercase() {
+                            c.to_ascii_lowercase()
+                        } else {
+                            c.to_ascii_uppercase()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let side = if side == "w" { "b" } else { "w" };
+        format!("{} {side} - - 0 1", ranks.join("/"))
+    }
+
+    #[test]
+    fn evaluation_is_colour_symmetric() {
+        let registry = Registry::builtin();
+        for v in registry.iter() {
+            let e = Evaluator::new(v, EvalTerms::default());
+            for pos in crate::bench::positions(&registry) {
+                if pos.variant().name() != v.name() {
+                    continue;
+                }
+                let fen = pos.fen();
+                let flipped = Position::from_fen(v.clone(), &mirrored(&fen)).unwrap();
+                assert_eq!(e.evaluate(&pos), e.evaluate(&flipped), "{fen}");
+            }
         }
     }
 

@@ -11,6 +11,7 @@ use crate::movegen::MoveSink;
 use crate::moves::{Move, MoveKind};
 use crate::piece::{Color, MAX_KINDS};
 use crate::position::Position;
+use crate::variant::RuleSet;
 
 use crate::threads::ThreadData;
 
@@ -34,13 +35,28 @@ impl MoveSink for AllMoves<'_> {
     }
 }
 
-/// Collects captures and promotions only (quiescence), dropping quiet targets in bulk.
+/// A predicate selecting quiet moves that quiescence must search anyway.
+pub type QuietHook = fn(&Position, Move) -> bool;
+
+/// The quiescence hook of a rule family, if it has one. Families whose quiet moves can decide
+/// the game at once (Decima's moves onto the tenth rank) register a predicate in this table;
+/// the orthodox family needs none. Written as a table, not a `match`, so rule families added
+/// later compile without touching the search.
+pub fn quiet_tactical_hook(rules: RuleSet) -> Option<QuietHook> {
+    const HOOKS: &[(RuleSet, QuietHook)] = &[];
+    HOOKS.iter().find(|(r, _)| *r == rules).map(|(_, h)| *h)
+}
+
+/// Collects captures and promotions only (quiescence), dropping quiet targets in bulk, plus
+/// the quiet moves a rule family's hook selects.
 #[derive(Debug)]
 pub struct TacticalMoves<'a> {
     /// Squares holding enemy pieces.
     pub enemy: Bitboard,
     /// The output list.
     pub list: &'a mut Vec<ScoredMove>,
+    /// The rule family's quiet-move hook and the position it judges.
+    pub quiet: Option<(QuietHook, &'a Position)>,
 }
 
 impl MoveSink for TacticalMoves<'_> {
@@ -50,7 +66,7 @@ impl MoveSink for TacticalMoves<'_> {
             MoveKind::Normal { to, .. } => self.enemy.contains(to),
             MoveKind::Promotion { .. } | MoveKind::EnPassant { .. } => true,
             MoveKind::Castle { .. } | MoveKind::Drop { .. } => false,
-        };
+        } || self.quiet.is_some_and(|(hook, pos)| hook(pos, m));
         if keep {
             self.list.push(ScoredMove { mv: m, score: 0 });
         }
@@ -58,6 +74,13 @@ impl MoveSink for TacticalMoves<'_> {
 
     #[inline]
     fn push_targets(&mut self, from: Square, targets: Bitboard) {
+        if self.quiet.is_some() {
+            // The hook must see every move.
+            for to in targets {
+                self.push(Move::normal(from, to));
+            }
+            return;
+        }
         for to in targets & self.enemy {
             self.list.push(ScoredMove {
                 mv: Move::normal(from, to),
