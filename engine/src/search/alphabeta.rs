@@ -248,11 +248,7 @@ pub fn negamax<const PV: bool>(
             return score;
         }
     }
-    let mut list = std::mem::take(&mut td.lists[ply]);
-    list.clear();
-    td.pos.generate(&mut AllMoves(&mut list));
-    if list.is_empty() {
-        td.lists[ply] = list;
+    if is_decided(&td.pos) {
         return terminal_score(&td.pos, ply);
     }
     let static_eval = if in_check {
@@ -275,7 +271,6 @@ pub fn negamax<const PV: bool>(
             && beta.abs() < MATE_BOUND
             && static_eval - 90 * (depth - i32::from(improving)) >= beta
         {
-            td.lists[ply] = list;
             return static_eval;
         }
         if features.null_move
@@ -293,14 +288,22 @@ pub fn negamax<const PV: bool>(
             unmake_null(&mut td.pos, &undo);
             td.pop_null();
             if td.stopped {
-                td.lists[ply] = list;
                 return 0;
             }
             if score >= beta {
-                td.lists[ply] = list;
                 return if score >= MATE_BOUND { beta } else { score };
             }
         }
+    }
+    // Moves are generated only now: the pruning above needs none. (A stalemate can be
+    // misjudged by it, as in every engine that prunes before generating; decided positions
+    // were caught above.)
+    let mut list = std::mem::take(&mut td.lists[ply]);
+    list.clear();
+    td.pos.generate(&mut AllMoves(&mut list));
+    if list.is_empty() {
+        td.lists[ply] = list;
+        return terminal_score(&td.pos, ply);
     }
     // Internal iterative reduction: without a hash move this node is probably not important
     // enough to search at full depth, and the next visit will have a move.
