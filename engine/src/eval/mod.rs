@@ -10,6 +10,8 @@
 //! [`RuleSet`]; rule families without dedicated terms (future ones included) get the generic
 //! material + piece-square evaluation.
 
+use std::sync::Arc;
+
 use crate::bitboard::Bitboard;
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::piece::{ByColor, Color, MAX_KINDS, Piece};
@@ -137,7 +139,7 @@ const TEMPO: i32 = 12;
 
 impl Evaluator {
     /// Builds the tables for `variant` with the given terms.
-    pub fn new(variant: &Variant, terms: EvalTerms) -> Self {
+    pub fn new(variant: &Arc<Variant>, terms: EvalTerms) -> Self {
         let family = if matches!(variant.rules(), RuleSet::Standard) && variant.royal.is_some() {
             Family::Orthodox
         } else {
@@ -163,6 +165,13 @@ impl Evaluator {
         let mut pst = vec![[Pair::default(); SQUARE_COUNT]; 2 * MAX_KINDS];
         let mut mobility = [Pair::default(); MAX_KINDS];
         let promotion_rank = ranks - 1;
+        let king_home = variant.royal.map_or(0, |k| {
+            let start = Position::new(Arc::clone(variant));
+            start
+                .pieces_of(Color::White, k)
+                .first()
+                .map_or(0, |sq| i32::from(sq.rank()))
+        });
         for k in 0..kinds {
             let info = &variant.kinds[k];
             let reach = |sq: Square| -> i32 {
@@ -207,8 +216,9 @@ impl Evaluator {
                             }
                         }
                         Role::RoyalKing => {
-                            // Middlegame: stay home and off the centre files; endgame: centre.
-                            let r = rel_rank(c);
+                            // Middlegame: stay on the home rank (Opulent's and SOHO's is the
+                            // second) and off the centre files; endgame: centre.
+                            let r = (rel_rank(c) - king_home).max(0);
                             Pair {
                                 mg: -25 * r.min(3) - 3 * (max_centre - centre_file(sq, files)),
                                 eg: 3 * (max_centre - cur),
