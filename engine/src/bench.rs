@@ -12,7 +12,7 @@ use crate::search::{Limits, PoolConfig, SearchPool};
 use crate::variant::Registry;
 
 /// Default bench depth.
-pub const BENCH_DEPTH: u32 = 9;
+pub const BENCH_DEPTH: u32 = 11;
 
 /// Hand-picked positions per variant (start positions are added for every variant).
 const POSITIONS: &[(&str, &str)] = &[

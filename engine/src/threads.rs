@@ -47,6 +47,8 @@ pub struct Shared<'a> {
     pub nodes: AtomicU64,
     /// Search features in use.
     pub features: Features,
+    /// Late-move reduction table.
+    pub lmr: Vec<[u8; crate::search::alphabeta::LMR_SIZE]>,
 }
 
 /// One root move and what the last search of it found.

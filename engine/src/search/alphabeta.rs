@@ -17,10 +17,26 @@ use crate::threads::{MAX_PLY, ThreadData};
 use crate::tt::{Bound, score_from_tt, score_to_tt};
 use crate::variant::RuleSet;
 
-/// Late-move reduction amounts by depth and move number.
-fn lmr_reduction(depth: i32, moves: usize) -> i32 {
-    let r = 0.75 + f64::from(depth.max(1)).ln() * (moves.max(1) as f64).ln() / 2.25;
-    r as i32
+/// Rows and columns of the late-move reduction table.
+pub const LMR_SIZE: usize = 64;
+
+/// Late-move reduction amounts by depth and move number (`0.75 + ln d * ln m / 2.25`),
+/// computed once per search because `ln` is too slow for every node.
+pub fn lmr_table() -> Vec<[u8; LMR_SIZE]> {
+    (0..LMR_SIZE)
+        .map(|d| {
+            std::array::from_fn(|m| {
+                let r = 0.75 + (d.max(1) as f64).ln() * (m.max(1) as f64).ln() / 2.25;
+                r as u8
+            })
+        })
+        .collect()
+}
+
+#[inline]
+fn lmr_reduction(td: &ThreadData, depth: i32, moves: usize) -> i32 {
+    let d = (depth.max(0) as usize).min(LMR_SIZE - 1);
+    i32::from(td.shared.lmr[d][moves.min(LMR_SIZE - 1)])
 }
 
 /// True when the game is decided before any move is generated (Decima's ten points, ...).
@@ -148,7 +164,7 @@ pub fn search_root(
         } else {
             let mut r = 0;
             if features.lmr && depth >= 3 && quiet && !in_check && !gives_check && i >= pv_idx + 3 {
-                r = (lmr_reduction(depth, i - pv_idx) - 1).clamp(0, new_depth - 1);
+                r = (lmr_reduction(td, depth, i - pv_idx) - 1).clamp(0, new_depth - 1);
             }
             score = -negamax::<false>(td, new_depth - r, -alpha - 1, -alpha, 1, true);
             if score > alpha && r > 0 {
@@ -352,7 +368,7 @@ pub fn negamax<const PV: bool>(
         } else {
             let mut r = 0;
             if features.lmr && depth >= 3 && quiet && !in_check && !gives_check && searched >= 2 {
-                r = lmr_reduction(depth, searched);
+                r = lmr_reduction(td, depth, searched);
                 if PV {
                     r -= 1;
                 }

@@ -290,6 +290,7 @@ impl SearchPool {
             abort: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
             features,
+            lmr: alphabeta::lmr_table(),
         };
         let skill = limits.skill_level.filter(|&l| l < 20);
         let no_limit = limits.depth.is_none()
