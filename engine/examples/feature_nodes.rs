@@ -39,8 +39,6 @@ fn main() {
             nodes += r.nodes;
             time += r.time;
         }
-        println!("nonpv {} eval>=beta {} null tries {} cuts {}", NN.swap(0, Relaxed), NE.swap(0, Relaxed), NT.swap(0, Relaxed), NC.swap(0, Relaxed));
-        }
         println!(
             "{:<24} depth {depth} nodes {nodes:>10} time {:>6} ms",
             if c.is_empty() { "default" } else { c },
