@@ -328,6 +328,19 @@ impl<W: Write + Send + 'static> UciSession<W> {
                     let _ = writeln!(out, "{}", info_line(&pos, info));
                     let _ = out.flush();
                 });
+                // A last report with the totals of the whole search (the per-iteration lines
+                // stop at the last completed iteration).
+                if let Some(line) = result.lines.first() {
+                    let total = SearchInfo {
+                        depth: result.depth,
+                        seldepth: result.seldepth,
+                        nodes: result.nodes,
+                        nps: result.nps,
+                        time: result.time,
+                        ..line.clone()
+                    };
+                    let _ = writeln!(out, "{}", info_line(&pos, &total));
+                }
                 let best = result
                     .best_move
                     .map_or_else(|| "0000".to_owned(), |m| pos.uci(m));
