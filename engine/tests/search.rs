@@ -314,3 +314,29 @@ mod random_positions {
         }
     }
 }
+
+#[test]
+fn the_pool_can_be_shared_between_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<SearchPool>();
+    // Two searches on one shared pool from two threads: the second waits for the first.
+    let pool = std::sync::Arc::new(pool());
+    let pos = Position::new(Registry::builtin().get("chess").unwrap());
+    let limits = Limits {
+        depth: Some(5),
+        ..Limits::default()
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let pool = pool.clone();
+                let (pos, limits) = (pos.clone(), limits.clone());
+                s.spawn(move || pool.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {}))
+            })
+            .collect();
+        for h in handles {
+            let r = h.join().unwrap();
+            assert!(pos.legal_moves().contains(&r.best_move.unwrap()));
+        }
+    });
+}

@@ -391,9 +391,7 @@ impl SearchPool {
                 rm.pv.clone()
             }
         });
-        if lines.is_empty()
-            && let Some(rm) = best
-        {
+        if lines.is_empty() && best.is_some() {
             lines.push(SearchInfo {
                 depth: 0,
                 seldepth: 0,
@@ -404,7 +402,6 @@ impl SearchPool {
                 time: elapsed,
                 pv: pv.clone(),
             });
-            let _ = rm;
         }
         SearchResult {
             best_move: pv.first().copied(),
