@@ -116,10 +116,15 @@ impl std::fmt::Debug for TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of about `mb` MiB (at least one bucket).
+    /// A table of about `mb` MiB (at least one bucket). When the memory cannot be had, the
+    /// size is halved until it can, rather than aborting the process.
     pub fn new(mb: usize) -> Self {
-        let n = (mb.saturating_mul(1 << 20) / size_of::<Bucket>()).max(1);
-        let buckets = std::iter::repeat_with(Bucket::default).take(n).collect();
+        let mut n = (mb.saturating_mul(1 << 20) / size_of::<Bucket>()).max(1);
+        let mut buckets: Vec<Bucket> = Vec::new();
+        while buckets.try_reserve_exact(n).is_err() && n > 1 {
+            n /= 2;
+        }
+        buckets.extend(std::iter::repeat_with(Bucket::default).take(n));
         Self {
             buckets,
             generation: AtomicU64::new(0),

@@ -56,10 +56,11 @@ impl TimeManager {
             // Spend an even share of the remaining time plus most of the increment; allow up to
             // five times that for a hard iteration, never more than 40% of what is left
             // (or all but the overhead with one move to go).
-            let share = left / mtg + inc.mul_f64(0.75);
+            // Saturating arithmetic: clock values come from clients and may be absurd.
+            let share = (left / mtg).saturating_add(inc.mul_f64(0.75));
             let cap = if mtg == 1 { left } else { left.mul_f64(0.4) };
             let optimum = share.min(cap);
-            let maximum = (optimum * 5).min(cap);
+            let maximum = optimum.saturating_mul(5).min(cap);
             soft = Some(
                 soft.map_or(optimum, |s: Duration| s.min(optimum))
                     .mul_f64(0.6),
@@ -116,5 +117,66 @@ impl TimeManager {
     /// True when the search has a time limit (used for the stop reason).
     pub fn timed(&self) -> bool {
         self.hard.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Clock;
+
+    fn clock(ms: u64, inc: u64, movestogo: Option<u32>) -> Limits {
+        Limits {
+            clock: Some(Clock {
+                wtime: Duration::from_millis(ms),
+                btime: Duration::from_millis(ms),
+                winc: Duration::from_millis(inc),
+                binc: Duration::from_millis(inc),
+                movestogo,
+            }),
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn clock_budget_is_a_share_of_the_remaining_time() {
+        let tm = TimeManager::new(&clock(30_000, 0, None), Color::White, Instant::now());
+        let hard = tm.hard.unwrap();
+        assert!(
+            hard > Duration::from_millis(500) && hard < Duration::from_secs(12),
+            "{hard:?}"
+        );
+        assert!(tm.soft.unwrap() < hard);
+        // Last move before the time control: may use nearly everything, never more.
+        let tm = TimeManager::new(&clock(1_000, 0, Some(1)), Color::Black, Instant::now());
+        assert!(tm.hard.unwrap() <= Duration::from_millis(1_000));
+    }
+
+    #[test]
+    fn absurd_clocks_do_not_panic() {
+        for (ms, inc) in [
+            (u64::MAX, u64::MAX),
+            (0, 0),
+            (u64::MAX, 0),
+            (0, u64::MAX / 4),
+        ] {
+            let tm = TimeManager::new(&clock(ms, inc, None), Color::White, Instant::now());
+            let _ = tm.should_start_iteration();
+        }
+    }
+
+    #[test]
+    fn no_limits_means_the_default_budget() {
+        let tm = TimeManager::new(&Limits::default(), Color::White, Instant::now());
+        assert_eq!(tm.hard, Some(DEFAULT_MOVETIME));
+        let tm = TimeManager::new(
+            &Limits {
+                infinite: true,
+                ..Limits::default()
+            },
+            Color::White,
+            Instant::now(),
+        );
+        assert_eq!(tm.hard, None);
     }
 }
