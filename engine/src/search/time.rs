@@ -149,7 +149,7 @@ mod tests {
         assert!(tm.soft.unwrap() < hard);
         // Last move before the time control: may use nearly everything, never more.
         let tm = TimeManager::new(&clock(1_000, 0, Some(1)), Color::Black, Instant::now());
-        assert!(tm.hard.unwrap() <= Duration::from_millis(1_000));
+        assert!(tm.hard.unwrap() <= Duration::from_secs(1));
     }
 
     #[test]
