@@ -638,7 +638,12 @@ impl Position {
             }
         } else {
             s.push(piece);
-            s.push_str(&sq_name(m.from()));
+            let ambiguous = self.legal_moves().into_iter().any(|o| {
+                o != m && o.to() == m.to() && b[o.from()].map(|(_, p)| p) == Some(piece)
+            });
+            if ambiguous {
+                s.push_str(&sq_name(m.from()));
+            }
             if capture {
                 s.push('x');
             }
