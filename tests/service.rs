@@ -1,5 +1,6 @@
 //! End-to-end tests of every RPC against an in-process server (`127.0.0.1:0`) with the generated
 //! tonic client. Variants are taken from `ListVariants`, never hard-coded.
+#![allow(clippy::unnecessary_wraps, reason = "helpers build optional proto fields")]
 
 mod common;
 
@@ -50,7 +51,10 @@ async fn every_rpc_answers_for_every_listed_variant() {
     assert!(variants.iter().any(|v| v.name == "chess"), "{variants:?}");
     for v in variants {
         let name = v.name.as_str();
-        assert!(v.files > 0 && v.ranks > 0 && !v.start_fen.is_empty(), "{v:?}");
+        assert!(
+            v.files > 0 && v.ranks > 0 && !v.start_fen.is_empty(),
+            "{v:?}"
+        );
         assert!(!v.pieces.is_empty() && !v.summary.is_empty(), "{v:?}");
 
         // LegalMoves: the start position is ongoing and has moves.
@@ -99,8 +103,15 @@ async fn every_rpc_answers_for_every_listed_variant() {
             .expect("best move")
             .into_inner();
         let best_uci = best.r#move.expect("a best move").uci;
-        assert!(from_start.contains(&best_uci), "{name}: {best_uci} is not legal");
-        assert_eq!(best.pv.first(), Some(&best_uci), "{name}: pv starts with the move");
+        assert!(
+            from_start.contains(&best_uci),
+            "{name}: {best_uci} is not legal"
+        );
+        assert_eq!(
+            best.pv.first(),
+            Some(&best_uci),
+            "{name}: pv starts with the move"
+        );
 
         // Analyze: at least one update, the final result last.
         let updates = analyze(&mut s.client, start_of(name), depth(2)).await;
@@ -119,7 +130,10 @@ async fn every_rpc_answers_for_every_listed_variant() {
             .expect("perft")
             .into_inner();
         assert_eq!(perft.moves.len(), legal.moves.len(), "{name}");
-        assert_eq!(perft.moves.iter().map(|m| m.nodes).sum::<u64>(), perft.nodes);
+        assert_eq!(
+            perft.moves.iter().map(|m| m.nodes).sum::<u64>(),
+            perft.nodes
+        );
         let perft1 = s
             .client
             .perft(pb::PerftRequest {
@@ -264,8 +278,14 @@ async fn apply_move_accepts_san_and_returns_uci() {
         .expect("SAN move")
         .into_inner();
     let m = applied.r#move.expect("move");
-    assert_eq!((m.uci.as_str(), m.from.as_str(), m.to.as_str()), ("g8f6", "g8", "f6"));
-    assert_eq!(applied.position.expect("position").moves, vec!["e2e4", "g8f6"]);
+    assert_eq!(
+        (m.uci.as_str(), m.from.as_str(), m.to.as_str()),
+        ("g8f6", "g8", "f6")
+    );
+    assert_eq!(
+        applied.position.expect("position").moves,
+        vec!["e2e4", "g8f6"]
+    );
 }
 
 #[tokio::test]
@@ -482,10 +502,16 @@ async fn health_is_serving_and_not_serving_while_draining() {
         .expect("watch")
         .into_inner();
     let first = watch.next().await.expect("first").expect("ok").status();
-    assert_eq!(first, tonic_health::pb::health_check_response::ServingStatus::Serving);
+    assert_eq!(
+        first,
+        tonic_health::pb::health_check_response::ServingStatus::Serving
+    );
     let shutdown = tokio::spawn(s.handle.shutdown());
     let next = watch.next().await.expect("second").expect("ok").status();
-    assert_eq!(next, tonic_health::pb::health_check_response::ServingStatus::NotServing);
+    assert_eq!(
+        next,
+        tonic_health::pb::health_check_response::ServingStatus::NotServing
+    );
     // The watch is the last in-flight call; ending it lets the drain finish.
     drop(watch);
     tokio::time::timeout(Duration::from_secs(10), shutdown)

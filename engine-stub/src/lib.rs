@@ -638,9 +638,10 @@ impl Position {
             }
         } else {
             s.push(piece);
-            let ambiguous = self.legal_moves().into_iter().any(|o| {
-                o != m && o.to() == m.to() && b[o.from()].map(|(_, p)| p) == Some(piece)
-            });
+            let ambiguous = self
+                .legal_moves()
+                .into_iter()
+                .any(|o| o != m && o.to() == m.to() && b[o.from()].map(|(_, p)| p) == Some(piece));
             if ambiguous {
                 s.push_str(&sq_name(m.from()));
             }
