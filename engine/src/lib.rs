@@ -1,1 +1,44 @@
-pub fn x(){}
+//! Exact rules and search for chess variants: Opulent, Decima, SOHO and Orphic Chess, plus
+//! orthodox chess as a validation variant.
+//!
+//! Variants are data ([`VariantSpec`]) validated into a [`Variant`] that carries its attack
+//! tables; behaviour that is not data lives in the closed [`RuleSet`] enum. A [`Position`] is
+//! built from a FEN, generates fully legal moves, and plays them with make/unmake and
+//! incremental Zobrist hashing.
+//!
+//! ```
+//! use variant_engine::{perft, Position, Registry};
+//! let registry = Registry::builtin();
+//! let mut pos = Position::new(registry.get("opulent").unwrap());
+//! assert_eq!(perft(&mut pos, 2), 2704);
+//! let m = pos.parse_move("e3e5").unwrap();
+//! assert_eq!(pos.san(m), "e5");
+//! ```
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod bitboard;
+pub mod geometry;
+pub mod movegen;
+pub mod movement;
+pub mod moves;
+pub mod notation;
+pub mod perft;
+pub mod piece;
+pub mod position;
+pub mod status;
+pub mod uci;
+pub mod variant;
+
+pub use bitboard::Bitboard;
+pub use geometry::{BoardSize, ParseSquareError, Square};
+pub use movegen::{MoveCounter, MoveList, MoveSink};
+pub use moves::{Move, MoveKind};
+pub use notation::{FenError, MoveDescription, MoveError, MoveText, MoveTextError};
+pub use perft::{divide, perft, perft_copy_make};
+pub use piece::{ByColor, Color, Piece, PieceKind};
+pub use position::Position;
+pub use status::{GameStatus, Termination};
+pub use variant::{
+    PieceDef, Registry, Role, RuleSet, UnknownVariant, Variant, VariantSpec, VariantSpecError,
+};

@@ -1,0 +1,189 @@
+//! Board geometry shared by every variant: squares, files, ranks and board sizes.
+//!
+//! Every board uses the same 10-file stride, so a square's index is `rank * 10 + file` whether
+//! the board is 10x10 or 8x8. Smaller boards are a mask over the same index space, decided at
+//! run time (unlike Fairy-Stockfish's compile-time `LARGEBOARDS` switch), so one build and one
+//! `Bitboard` type serve all variants.
+
+use std::fmt;
+
+/// Files (and ranks) per row of the index space; also the largest supported board side.
+pub const STRIDE: u8 = 10;
+/// Number of squares in the index space.
+pub const SQUARE_COUNT: usize = (STRIDE as usize) * (STRIDE as usize);
+
+/// A square in the 10x10 index space (`rank * 10 + file`, a1 = 0).
+///
+/// # Examples
+/// ```
+/// use variant_engine::Square;
+/// let sq: Square = "j10".parse().unwrap();
+/// assert_eq!(sq.index(), 99);
+/// assert_eq!(sq.to_string(), "j10");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct Square(u8);
+
+impl Square {
+    /// The square with the given index. Panics in debug builds when out of range.
+    #[inline]
+    pub const fn new(index: u8) -> Self {
+        debug_assert!((index as usize) < SQUARE_COUNT);
+        Self(index)
+    }
+
+    /// The square on `file` (0 = a) and `rank` (0 = first rank), if inside the index space.
+    #[inline]
+    pub const fn from_coords(file: u8, rank: u8) -> Option<Self> {
+        if file < STRIDE && rank < STRIDE {
+            Some(Self(rank * STRIDE + file))
+        } else {
+            None
+        }
+    }
+
+    /// Index `rank * 10 + file`.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// File, 0 = a.
+    #[inline]
+    pub const fn file(self) -> u8 {
+        self.0 % STRIDE
+    }
+
+    /// Rank, 0 = first rank.
+    #[inline]
+    pub const fn rank(self) -> u8 {
+        self.0 / STRIDE
+    }
+
+    /// The square displaced by (`df`, `dr`), if still inside `size`.
+    #[inline]
+    pub fn offset(self, df: i8, dr: i8, size: BoardSize) -> Option<Self> {
+        let f = self.file() as i8 + df;
+        let r = self.rank() as i8 + dr;
+        if f < 0 || r < 0 || f >= size.files as i8 || r >= size.ranks as i8 {
+            None
+        } else {
+            Some(Self((r as u8) * STRIDE + f as u8))
+        }
+    }
+
+    /// True for light squares (a1 is dark, as on a real board).
+    #[inline]
+    pub const fn is_light(self) -> bool {
+        (self.file() + self.rank()) % 2 == 1
+    }
+}
+
+impl fmt::Display for Square {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", (b'a' + self.file()) as char, self.rank() + 1)
+    }
+}
+
+/// Why a square name could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid square {0:?}")]
+pub struct ParseSquareError(pub String);
+
+impl std::str::FromStr for Square {
+    type Err = ParseSquareError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let err = || ParseSquareError(s.to_owned());
+        let mut chars = s.chars();
+        let file = chars.next().ok_or_else(err)?;
+        if !file.is_ascii_lowercase() {
+            return Err(err());
+        }
+        let rank_text = chars.as_str();
+        if rank_text.is_empty()
+            || rank_text.len() > 2
+            || !rank_text.bytes().all(|b| b.is_ascii_digit())
+            || rank_text.starts_with('0')
+        {
+            return Err(err());
+        }
+        let rank: u8 = rank_text.parse().map_err(|_| err())?;
+        let file = file as u8 - b'a';
+        if rank == 0 {
+            return Err(err());
+        }
+        Self::from_coords(file, rank - 1).ok_or_else(err)
+    }
+}
+
+/// Size of a variant's board.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct BoardSize {
+    /// Number of files (columns), at most [`STRIDE`].
+    pub files: u8,
+    /// Number of ranks (rows), at most [`STRIDE`].
+    pub ranks: u8,
+}
+
+impl BoardSize {
+    /// The 10x10 board.
+    pub const TEN: Self = Self {
+        files: 10,
+        ranks: 10,
+    };
+    /// The 8x8 board.
+    pub const EIGHT: Self = Self { files: 8, ranks: 8 };
+
+    /// True when `sq` lies on this board.
+    #[inline]
+    pub const fn contains(self, sq: Square) -> bool {
+        sq.file() < self.files && sq.rank() < self.ranks
+    }
+
+    /// Parses a square name and checks that it lies on this board.
+    ///
+    /// # Errors
+    /// [`ParseSquareError`] when the text is not a square of this board.
+    pub fn parse_square(self, s: &str) -> Result<Square, ParseSquareError> {
+        let sq: Square = s.parse()?;
+        if self.contains(sq) {
+            Ok(sq)
+        } else {
+            Err(ParseSquareError(s.to_owned()))
+        }
+    }
+
+    /// Every square of this board, a1 first.
+    pub fn squares(self) -> impl Iterator<Item = Square> {
+        (0..self.ranks).flat_map(move |r| (0..self.files).map(move |f| Square(r * STRIDE + f)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn square_names_round_trip() {
+        for sq in BoardSize::TEN.squares() {
+            assert_eq!(sq.to_string().parse::<Square>().unwrap(), sq);
+        }
+    }
+
+    #[test]
+    fn bad_square_names_are_rejected() {
+        for bad in ["", "a", "a0", "a11", "k1", "A1", "a01", "1a", "a1x", "é1"] {
+            assert!(bad.parse::<Square>().is_err(), "{bad}");
+        }
+        assert!(BoardSize::EIGHT.parse_square("i1").is_err());
+        assert!(BoardSize::EIGHT.parse_square("a9").is_err());
+        assert!(BoardSize::EIGHT.parse_square("h8").is_ok());
+    }
+
+    #[test]
+    fn a1_is_dark() {
+        assert!(!"a1".parse::<Square>().unwrap().is_light());
+        assert!("b1".parse::<Square>().unwrap().is_light());
+    }
+}

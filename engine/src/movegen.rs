@@ -1,0 +1,503 @@
+//! Fully legal move generation.
+//!
+//! One generator serves both listing and counting: it hands whole target sets to a
+//! [`MoveSink`], which either expands them into moves or just counts them (perft's bulk count
+//! at the last ply). Legality is decided up front where that is cheap (checkers, pins, evasion
+//! masks) and by simulating the move only where it is not: king moves, en passant, castling,
+//! and anything touching an enemy cannon's line to our king (a cannon's screen can be any
+//! piece, so moving onto or off its line can create or remove a check).
+
+use crate::bitboard::Bitboard;
+use crate::geometry::Square;
+use crate::movement::Mode;
+use crate::moves::{Move, MoveKind};
+use crate::piece::{Color, PieceKind};
+use crate::position::make::ep_victim;
+use crate::position::{Position, castling_bit};
+use crate::variant::Role;
+
+/// A list of moves.
+pub type MoveList = Vec<Move>;
+
+/// Receives generated moves.
+pub trait MoveSink {
+    /// One move.
+    fn push(&mut self, m: Move);
+
+    /// Plain moves from `from` to every square of `targets`.
+    #[inline]
+    fn push_targets(&mut self, from: Square, targets: Bitboard) {
+        for to in targets {
+            self.push(Move::normal(from, to));
+        }
+    }
+}
+
+impl MoveSink for MoveList {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        Vec::push(self, m);
+    }
+}
+
+/// Counts moves without building them.
+#[derive(Debug, Default)]
+pub struct MoveCounter(pub u64);
+
+impl MoveSink for MoveCounter {
+    #[inline]
+    fn push(&mut self, _: Move) {
+        self.0 += 1;
+    }
+
+    #[inline]
+    fn push_targets(&mut self, _: Square, targets: Bitboard) {
+        self.0 += u64::from(targets.count());
+    }
+}
+
+/// Passes on only the moves a rule hook allows.
+struct Filtered<'a, S> {
+    pos: &'a Position,
+    inner: &'a mut S,
+}
+
+impl<S: MoveSink> MoveSink for Filtered<'_, S> {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        if self.pos.variant.rules().allows(self.pos, m) {
+            self.inner.push(m);
+        }
+    }
+}
+
+/// Per-node legality context.
+struct Ctx {
+    us: Color,
+    them: Color,
+    own: Bitboard,
+    enemy: Bitboard,
+    occupied: Bitboard,
+    empty: Bitboard,
+    king: Option<Square>,
+    /// Where non-king moves may land (evasion mask when in check).
+    target: Bitboard,
+    /// Moves from or to these squares are verified by simulation.
+    slow: Bitboard,
+    pinned: Bitboard,
+    pins: [(Square, Bitboard); 16],
+    pin_count: usize,
+    in_check: bool,
+    only_king: bool,
+    quiet_allowed: bool,
+}
+
+impl Ctx {
+    #[inline]
+    fn pin_ray(&self, sq: Square) -> Bitboard {
+        self.pins[..self.pin_count]
+            .iter()
+            .find(|(s, _)| *s == sq)
+            .map_or(Bitboard::EMPTY, |(_, r)| *r)
+    }
+}
+
+#[inline]
+fn by_mode(
+    attacks: Bitboard,
+    mode: Mode,
+    own: Bitboard,
+    enemy: Bitboard,
+    empty: Bitboard,
+) -> Bitboard {
+    match mode {
+        Mode::Both => attacks & !own,
+        Mode::MoveOnly => attacks & empty,
+        Mode::CaptureOnly => attacks & enemy,
+    }
+}
+
+impl Position {
+    /// Every legal move.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::with_capacity(128);
+        self.generate(&mut list);
+        list
+    }
+
+    /// Number of legal moves, without building them.
+    pub fn count_legal_moves(&self) -> u64 {
+        let mut counter = MoveCounter::default();
+        self.generate(&mut counter);
+        counter.0
+    }
+
+    /// True when `m` is legal here.
+    pub fn is_legal(&self, m: Move) -> bool {
+        self.legal_moves().contains(&m)
+    }
+
+    /// Generates every legal move into `sink`.
+    pub fn generate<S: MoveSink>(&self, sink: &mut S) {
+        let rules = self.variant.rules();
+        if rules.game_over_before_moves(self) {
+            return;
+        }
+        let quiet_allowed = rules.quiet_moves_allowed(self);
+        if rules.filters_moves(self) {
+            let mut filtered = Filtered {
+                pos: self,
+                inner: sink,
+            };
+            self.generate_with(&mut filtered, quiet_allowed);
+        } else {
+            self.generate_with(sink, quiet_allowed);
+        }
+    }
+
+    fn context(&self, quiet_allowed: bool) -> Ctx {
+        let v = &*self.variant;
+        let t = &v.tables;
+        let us = self.side;
+        let them = !us;
+        let own = self.by_color[us];
+        let enemy = self.by_color[them];
+        let occupied = own | enemy;
+        let mut ctx = Ctx {
+            us,
+            them,
+            own,
+            enemy,
+            occupied,
+            empty: t.board & !occupied,
+            king: self.royal_square(us),
+            target: t.board & !own,
+            slow: Bitboard::EMPTY,
+            pinned: Bitboard::EMPTY,
+            pins: [(Square::new(0), Bitboard::EMPTY); 16],
+            pin_count: 0,
+            in_check: false,
+            only_king: false,
+            quiet_allowed,
+        };
+        let Some(k) = ctx.king else {
+            return ctx;
+        };
+        let enemy_hoppers = self.kinds_bb(v.hoppers) & enemy;
+        for h in enemy_hoppers {
+            if h.file() == k.file() || h.rank() == k.rank() {
+                ctx.slow |= t.between(k, h).with(h);
+            }
+        }
+        let checkers = self.attackers_to(k, occupied, them);
+        if checkers.any() {
+            ctx.in_check = true;
+            if (checkers & enemy_hoppers).any() {
+                ctx.slow = t.board;
+            } else if checkers.more_than_one() {
+                ctx.only_king = true;
+            } else {
+                let c = checkers.lsb();
+                let kind = self.board[c.index()].map(crate::piece::Piece::kind);
+                let by_leap = kind.is_some_and(|kd| {
+                    Some(kd) == v.pawn || v.kinds[kd.index()].leap_attacks[c.index()].contains(k)
+                });
+                ctx.target &= if by_leap {
+                    Bitboard::from_square(c)
+                } else {
+                    t.between(k, c).with(c)
+                };
+            }
+        }
+        let snipers = (t.rook_attacks(k, Bitboard::EMPTY) & self.kinds_bb(v.orthogonal_attackers)
+            | t.bishop_attacks(k, Bitboard::EMPTY) & self.kinds_bb(v.diagonal_attackers))
+            & enemy;
+        for s in snipers {
+            let blockers = t.between(k, s) & occupied;
+            if blockers.any() && !blockers.more_than_one() && (blockers & own).any() {
+                ctx.pinned |= blockers;
+                ctx.pins[ctx.pin_count] = (blockers.lsb(), t.between(k, s).with(s));
+                ctx.pin_count += 1;
+            }
+        }
+        ctx
+    }
+
+    fn generate_with<S: MoveSink>(&self, sink: &mut S, quiet_allowed: bool) {
+        let v = &*self.variant;
+        let t = &v.tables;
+        let ctx = self.context(quiet_allowed);
+        if let Some(k) = ctx.king {
+            self.king_moves(&ctx, k, sink);
+        }
+        if ctx.only_king {
+            return;
+        }
+        for (i, info) in v.kinds.iter().enumerate() {
+            if info.role != Role::Piece {
+                continue;
+            }
+            for from in self.by_kind[i] & ctx.own {
+                let mut targets = info.leap_both[from.index()] & !ctx.own
+                    | info.leap_move[from.index()] & ctx.empty
+                    | info.leap_capture[from.index()] & ctx.enemy;
+                if let Some(mode) = info.orthogonal {
+                    targets |= by_mode(
+                        t.rook_attacks(from, ctx.occupied),
+                        mode,
+                        ctx.own,
+                        ctx.enemy,
+                        ctx.empty,
+                    );
+                }
+                if let Some(mode) = info.diagonal {
+                    targets |= by_mode(
+                        t.bishop_attacks(from, ctx.occupied),
+                        mode,
+                        ctx.own,
+                        ctx.enemy,
+                        ctx.empty,
+                    );
+                }
+                if info.hop {
+                    targets |= t.hop_targets(from, ctx.occupied) & ctx.enemy;
+                }
+                self.emit(&ctx, sink, from, targets);
+            }
+        }
+        if let Some(p) = v.pawn {
+            self.pawn_moves(&ctx, p, sink);
+        }
+        if v.pocket_kinds != 0 {
+            self.drops(&ctx, sink);
+        }
+    }
+
+    /// Emits plain moves from a non-king piece after applying the node's masks.
+    #[inline]
+    fn emit<S: MoveSink>(&self, ctx: &Ctx, sink: &mut S, from: Square, targets: Bitboard) {
+        let mut targets = targets & ctx.target;
+        if !ctx.quiet_allowed {
+            targets &= ctx.enemy;
+        }
+        if ctx.pinned.contains(from) {
+            targets &= ctx.pin_ray(from);
+        }
+        if ctx.slow.contains(from) {
+            for to in targets {
+                let m = Move::normal(from, to);
+                if self.king_safe_after(ctx, m) {
+                    sink.push(m);
+                }
+            }
+        } else {
+            sink.push_targets(from, targets & !ctx.slow);
+            for to in targets & ctx.slow {
+                let m = Move::normal(from, to);
+                if self.king_safe_after(ctx, m) {
+                    sink.push(m);
+                }
+            }
+        }
+    }
+
+    fn king_moves<S: MoveSink>(&self, ctx: &Ctx, k: Square, sink: &mut S) {
+        let v = &*self.variant;
+        let t = &v.tables;
+        let royal = v.royal.expect("a king square implies a royal kind");
+        let info = &v.kinds[royal.index()];
+        let mut targets = info.leap_both[k.index()] & !ctx.own
+            | info.leap_move[k.index()] & ctx.empty
+            | info.leap_capture[k.index()] & ctx.enemy;
+        if let Some(mode) = info.orthogonal {
+            targets |= by_mode(
+                t.rook_attacks(k, ctx.occupied),
+                mode,
+                ctx.own,
+                ctx.enemy,
+                ctx.empty,
+            );
+        }
+        if let Some(mode) = info.diagonal {
+            targets |= by_mode(
+                t.bishop_attacks(k, ctx.occupied),
+                mode,
+                ctx.own,
+                ctx.enemy,
+                ctx.empty,
+            );
+        }
+        if !ctx.quiet_allowed {
+            targets &= ctx.enemy;
+        }
+        let without_king = ctx.occupied.without(k);
+        for to in targets {
+            if !self.is_attacked(to, without_king, ctx.enemy.without(to), ctx.them) {
+                sink.push(Move::normal(k, to));
+            }
+        }
+        if ctx.in_check || !ctx.quiet_allowed {
+            return;
+        }
+        let Some(castling) = &v.castling else {
+            return;
+        };
+        let c = castling[ctx.us];
+        if c.king_from != k {
+            return;
+        }
+        for wing in 0..2 {
+            if self.castling & castling_bit(ctx.us, wing) == 0
+                || (c.empty[wing] & ctx.occupied).any()
+            {
+                continue;
+            }
+            let crossed = c.rook_to[wing];
+            if self.is_attacked(crossed, ctx.occupied, ctx.enemy, ctx.them) {
+                continue;
+            }
+            let m = Move::castle(k, c.king_to[wing]);
+            if self.king_safe_after(ctx, m) {
+                sink.push(m);
+            }
+        }
+    }
+
+    fn pawn_moves<S: MoveSink>(&self, ctx: &Ctx, pawn: PieceKind, sink: &mut S) {
+        let v = &*self.variant;
+        let promotion = v
+            .promotion
+            .as_ref()
+            .expect("pawns come with promotion rules");
+        let mut choices = [PieceKind(0); 16];
+        let mut choice_count = 0;
+        for &k in &promotion.choices {
+            if !promotion.only_lost
+                || self.pieces_of(ctx.us, k).count()
+                    < u32::from(v.initial_counts[ctx.us][k.index()])
+            {
+                choices[choice_count] = k;
+                choice_count += 1;
+            }
+        }
+        let choices = &choices[..choice_count];
+        let forced = promotion.forced[ctx.us];
+        let optional = promotion.optional[ctx.us];
+        let step = 10 * i32::from(ctx.us.forward());
+        let ahead = |sq: Square| -> Option<Square> {
+            let i = sq.index() as i32 + step;
+            (0..100)
+                .contains(&i)
+                .then(|| Square::new(i as u8))
+                .filter(|s| v.tables.board.contains(*s))
+        };
+        let pawns = self.pieces_of(ctx.us, pawn);
+        for from in pawns {
+            let pin_ray = if ctx.pinned.contains(from) {
+                ctx.pin_ray(from)
+            } else {
+                v.tables.board
+            };
+            let mut targets = v.pawn_attacks[ctx.us][from.index()] & ctx.enemy;
+            if ctx.quiet_allowed
+                && let Some(one) = ahead(from)
+                && ctx.empty.contains(one)
+            {
+                targets = targets.with(one);
+                if v.double_step[ctx.us].contains(from)
+                    && let Some(two) = ahead(one)
+                    && ctx.empty.contains(two)
+                {
+                    targets = targets.with(two);
+                }
+            }
+            targets &= ctx.target & pin_ray;
+            for to in targets {
+                if (ctx.slow.contains(from) || ctx.slow.contains(to))
+                    && !self.king_safe_after(ctx, Move::normal(from, to))
+                {
+                    continue;
+                }
+                if forced.contains(to) {
+                    for &k in choices {
+                        sink.push(Move::promotion(from, to, k));
+                    }
+                } else {
+                    sink.push(Move::normal(from, to));
+                    if optional.contains(to) {
+                        for &k in choices {
+                            sink.push(Move::promotion(from, to, k));
+                        }
+                    }
+                }
+            }
+            if let Some(ep) = self.en_passant
+                && v.pawn_attacks[ctx.us][from.index()].contains(ep)
+            {
+                let m = Move::en_passant(from, ep);
+                if self.king_safe_after(ctx, m) {
+                    sink.push(m);
+                }
+            }
+        }
+    }
+
+    fn drops<S: MoveSink>(&self, ctx: &Ctx, sink: &mut S) {
+        let v = &*self.variant;
+        let squares = ctx.empty & ctx.target;
+        for kind in crate::variant::Variant::kinds_in(v.pocket_kinds) {
+            if self.pocket[ctx.us][kind.index()] == 0 {
+                continue;
+            }
+            for to in squares {
+                let m = Move::drop(kind, to, None);
+                if !ctx.slow.contains(to) || self.king_safe_after(ctx, m) {
+                    sink.push(m);
+                }
+            }
+        }
+    }
+
+    /// True when our royal king (if any) is not attacked after `m`.
+    fn king_safe_after(&self, ctx: &Ctx, m: Move) -> bool {
+        let Some(k) = ctx.king else {
+            return true;
+        };
+        let (king, occupied, enemy) = match m.kind() {
+            MoveKind::Normal { from, to } | MoveKind::Promotion { from, to, .. } => (
+                if from == k { to } else { k },
+                ctx.occupied.without(from).with(to),
+                ctx.enemy.without(to),
+            ),
+            MoveKind::EnPassant { from, to } => {
+                let victim = ep_victim(to, ctx.us);
+                (
+                    k,
+                    ctx.occupied.without(from).without(victim).with(to),
+                    ctx.enemy.without(victim),
+                )
+            }
+            MoveKind::Castle { from, to } => {
+                let (rook_from, rook_to) = self.castling_rook(ctx.us, from, to);
+                (
+                    to,
+                    ctx.occupied
+                        .without(from)
+                        .without(rook_from)
+                        .with(to)
+                        .with(rook_to),
+                    ctx.enemy,
+                )
+            }
+            MoveKind::Drop { to, relocation, .. } => {
+                let occupied = ctx.occupied.with(to);
+                (
+                    k,
+                    relocation.map_or(occupied, |r| occupied.with(r)),
+                    ctx.enemy,
+                )
+            }
+        };
+        !self.is_attacked(king, occupied, enemy, ctx.them)
+    }
+}

@@ -1,0 +1,9 @@
+//! Text formats: FEN, move text (UCI style, RULES.md notation) and SAN.
+
+pub mod fen;
+pub mod san;
+pub mod text;
+
+pub use fen::FenError;
+pub use san::MoveDescription;
+pub use text::{MoveError, MoveText, MoveTextError};

@@ -1,0 +1,277 @@
+//! Move text in the RULES.md notation (UCI style): `e3e5`, `h9h10n`, `N@e4`, `N@e3,c2`;
+//! castling is written as the king's move (`f2h2`).
+
+use std::fmt::Write as _;
+
+use crate::geometry::{BoardSize, ParseSquareError, Square};
+use crate::moves::{Move, MoveKind};
+use crate::position::Position;
+
+/// Move text, parsed but not yet matched against a position.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MoveText {
+    /// `from` `to` and an optional promotion letter.
+    Board {
+        /// Origin.
+        from: Square,
+        /// Destination.
+        to: Square,
+        /// Promotion letter, lowercase.
+        promotion: Option<char>,
+    },
+    /// `X@sq` with an optional `,relocation`.
+    Drop {
+        /// Piece letter, uppercase.
+        letter: char,
+        /// Drop square.
+        to: Square,
+        /// Where the friendly pawn on `to` goes.
+        relocation: Option<Square>,
+    },
+}
+
+/// Why move text could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveTextError {
+    /// Empty text.
+    #[error("empty move text")]
+    Empty,
+    /// Text of the wrong shape.
+    #[error("unparsable move text {0:?} (expected e.g. e3e5, h9h10n, N@e4 or N@e3,c2, or SAN)")]
+    Syntax(String),
+    /// A square outside the board.
+    #[error("move text {text:?}: {source}")]
+    Square {
+        /// The whole text.
+        text: String,
+        /// The square error.
+        source: ParseSquareError,
+    },
+}
+
+/// Why a move was rejected in a position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// The text does not parse.
+    #[error(transparent)]
+    Syntax(#[from] MoveTextError),
+    /// The text parses but names no legal move here.
+    #[error("illegal move {text:?} in position {fen}")]
+    Illegal {
+        /// The move text.
+        text: String,
+        /// The position's FEN.
+        fen: String,
+    },
+}
+
+/// Splits leading `[a-z][0-9]{1,2}` off `s`.
+fn split_square(s: &str) -> Option<(&str, &str)> {
+    let bytes = s.as_bytes();
+    if bytes.is_empty() || !bytes[0].is_ascii_lowercase() {
+        return None;
+    }
+    let digits = bytes[1..]
+        .iter()
+        .take(2)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    (digits > 0).then(|| s.split_at(1 + digits))
+}
+
+impl MoveText {
+    /// Parses move text for a board of `size`.
+    ///
+    /// # Errors
+    /// [`MoveTextError`] when the text has the wrong shape or names squares off the board.
+    pub fn parse(text: &str, size: BoardSize) -> Result<Self, MoveTextError> {
+        let syntax = || MoveTextError::Syntax(text.to_owned());
+        let square = |s: &str| {
+            size.parse_square(s)
+                .map_err(|source| MoveTextError::Square {
+                    text: text.to_owned(),
+                    source,
+                })
+        };
+        if text.is_empty() {
+            return Err(MoveTextError::Empty);
+        }
+        if !text.is_ascii() {
+            return Err(syntax());
+        }
+        if let Some((head, rest)) = text.split_once('@') {
+            let mut letters = head.chars();
+            let letter = match (letters.next(), letters.next()) {
+                (Some(l), None) if l.is_ascii_alphabetic() => l.to_ascii_uppercase(),
+                _ => return Err(syntax()),
+            };
+            let (to, relocation) = match rest.split_once(',') {
+                Some((to, r)) => (to, Some(r)),
+                None => (rest, None),
+            };
+            return Ok(Self::Drop {
+                letter,
+                to: square(to)?,
+                relocation: relocation.map(square).transpose()?,
+            });
+        }
+        let (from, rest) = split_square(text).ok_or_else(syntax)?;
+        let (to, rest) = split_square(rest).ok_or_else(syntax)?;
+        let promotion = match rest.len() {
+            0 => None,
+            1 if rest.as_bytes()[0].is_ascii_alphabetic() => {
+                Some(rest.as_bytes()[0].to_ascii_lowercase() as char)
+            }
+            _ => return Err(syntax()),
+        };
+        Ok(Self::Board {
+            from: square(from)?,
+            to: square(to)?,
+            promotion,
+        })
+    }
+}
+
+impl Position {
+    /// The move text of `m` in RULES.md notation.
+    pub fn uci(&self, m: Move) -> String {
+        let v = &*self.variant;
+        match m.kind() {
+            MoveKind::Normal { from, to }
+            | MoveKind::EnPassant { from, to }
+            | MoveKind::Castle { from, to } => {
+                format!("{from}{to}")
+            }
+            MoveKind::Promotion { from, to, kind } => {
+                format!("{from}{to}{}", v.piece(kind).letter.to_ascii_lowercase())
+            }
+            MoveKind::Drop {
+                kind,
+                to,
+                relocation,
+            } => {
+                let mut s = format!("{}@{to}", v.piece(kind).letter);
+                if let Some(r) = relocation {
+                    let _ = write!(s, ",{r}");
+                }
+                s
+            }
+        }
+    }
+
+    /// Parses move text in RULES.md notation and matches it against the legal moves.
+    ///
+    /// # Errors
+    /// [`MoveError::Syntax`] for unparsable text, [`MoveError::Illegal`] when it names no
+    /// legal move.
+    pub fn parse_uci(&self, text: &str) -> Result<Move, MoveError> {
+        let parsed = MoveText::parse(text, self.variant.size())?;
+        let v = &*self.variant;
+        let found = self
+            .legal_moves()
+            .into_iter()
+            .find(|&m| match (parsed, m.kind()) {
+                (
+                    MoveText::Board {
+                        from,
+                        to,
+                        promotion: None,
+                    },
+                    MoveKind::Normal { from: f, to: t }
+                    | MoveKind::EnPassant { from: f, to: t }
+                    | MoveKind::Castle { from: f, to: t },
+                ) => (from, to) == (f, t),
+                (
+                    MoveText::Board {
+                        from,
+                        to,
+                        promotion: Some(p),
+                    },
+                    MoveKind::Promotion {
+                        from: f,
+                        to: t,
+                        kind,
+                    },
+                ) => (from, to) == (f, t) && v.piece(kind).letter.to_ascii_lowercase() == p,
+                (
+                    MoveText::Drop {
+                        letter,
+                        to,
+                        relocation,
+                    },
+                    MoveKind::Drop {
+                        kind,
+                        to: t,
+                        relocation: r,
+                    },
+                ) => v.piece(kind).letter == letter && to == t && relocation == r,
+                _ => false,
+            });
+        found.ok_or_else(|| MoveError::Illegal {
+            text: text.to_owned(),
+            fen: self.fen(),
+        })
+    }
+
+    /// Parses move text (RULES.md notation) or SAN and checks legality.
+    ///
+    /// # Errors
+    /// [`MoveError::Syntax`] when the text is neither, [`MoveError::Illegal`] when it names no
+    /// legal move.
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+        let text = text.trim();
+        match self.parse_uci(text) {
+            Err(MoveError::Syntax(syntax)) => self.parse_san(text).map_err(|e| match e {
+                MoveError::Syntax(_) => MoveError::Syntax(syntax),
+                illegal @ MoveError::Illegal { .. } => illegal,
+            }),
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_form() {
+        let ten = BoardSize::TEN;
+        let sq = |s: &str| s.parse::<Square>().unwrap();
+        assert_eq!(
+            MoveText::parse("h9h10n", ten).unwrap(),
+            MoveText::Board {
+                from: sq("h9"),
+                to: sq("h10"),
+                promotion: Some('n')
+            }
+        );
+        assert_eq!(
+            MoveText::parse("a10a9", ten).unwrap(),
+            MoveText::Board {
+                from: sq("a10"),
+                to: sq("a9"),
+                promotion: None
+            }
+        );
+        assert_eq!(
+            MoveText::parse("N@e3,c2", BoardSize::EIGHT).unwrap(),
+            MoveText::Drop {
+                letter: 'N',
+                to: sq("e3"),
+                relocation: Some(sq("c2"))
+            }
+        );
+    }
+
+    #[test]
+    fn rejects_garbage() {
+        for bad in [
+            "", "e", "e2", "e2e", "e2e4qq", "e2-e4", "@e4", "NN@e4", "N@", "N@e4,", "é2e4", "z1a1",
+            "a11a1",
+        ] {
+            assert!(MoveText::parse(bad, BoardSize::TEN).is_err(), "{bad}");
+        }
+        assert!(MoveText::parse("i1i2", BoardSize::EIGHT).is_err());
+    }
+}

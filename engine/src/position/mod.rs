@@ -1,0 +1,332 @@
+//! `Position`: a legal position of one variant, with make/unmake and incremental hashing.
+//!
+//! Positions come only from [`Position::new`] (the variant's start) or [`Position::from_fen`],
+//! which validates; moves are applied with [`Position::play`] and taken back with
+//! [`Position::unmake`]. The history of applied moves is kept for unmake and repetition.
+
+pub(crate) mod make;
+pub mod zobrist;
+
+use std::sync::Arc;
+
+use crate::bitboard::Bitboard;
+use crate::geometry::{SQUARE_COUNT, Square};
+use crate::moves::Move;
+use crate::piece::{ByColor, Color, MAX_KINDS, Piece, PieceKind};
+use crate::variant::{KindMask, Variant};
+
+/// Castling-right bit for `color` and `wing` (0 = queen side, 1 = king side).
+pub(crate) const fn castling_bit(color: Color, wing: usize) -> u8 {
+    1 << (color as usize * 2 + wing)
+}
+
+/// What `unmake` needs to restore, and the hash history for repetition.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Undo {
+    pub mv: Move,
+    pub captured: Option<Piece>,
+    /// The capturer, when it was removed with its victim (Decima suicide capture).
+    pub capturer_removed: Option<Piece>,
+    pub castling: u8,
+    pub en_passant: Option<Square>,
+    pub halfmove: u32,
+    pub drop_rights: u8,
+    /// Hash of the position before the move.
+    pub hash: u64,
+}
+
+/// A position of some variant.
+#[derive(Clone)]
+pub struct Position {
+    pub(crate) variant: Arc<Variant>,
+    pub(crate) board: [Option<Piece>; SQUARE_COUNT],
+    pub(crate) by_color: ByColor<Bitboard>,
+    pub(crate) by_kind: [Bitboard; MAX_KINDS],
+    pub(crate) side: Color,
+    /// Bits from [`castling_bit`].
+    pub(crate) castling: u8,
+    /// Set only when an enemy pawn stands ready to capture en passant.
+    pub(crate) en_passant: Option<Square>,
+    pub(crate) halfmove: u32,
+    pub(crate) fullmove: u32,
+    pub(crate) pocket: ByColor<[u8; MAX_KINDS]>,
+    /// Variant-defined drop rights (Orphic bishop colours).
+    pub(crate) drop_rights: u8,
+    pub(crate) hash: u64,
+    pub(crate) history: Vec<Undo>,
+}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Position")
+            .field("variant", &self.variant.name())
+            .field("fen", &self.fen())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for Position {
+    /// Same variant, same FEN state and same hash; history is not compared.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.variant, &other.variant)
+            && self.board == other.board
+            && self.side == other.side
+            && self.castling == other.castling
+            && self.en_passant == other.en_passant
+            && self.halfmove == other.halfmove
+            && self.fullmove == other.fullmove
+            && self.pocket == other.pocket
+            && self.drop_rights == other.drop_rights
+            && self.hash == other.hash
+    }
+}
+
+impl Position {
+    /// The start position of `variant`.
+    ///
+    /// # Examples
+    /// ```
+    /// use variant_engine::{Position, Registry};
+    /// let pos = Position::new(Registry::builtin().get("soho").unwrap());
+    /// assert_eq!(pos.legal_moves().len(), 48);
+    /// ```
+    pub fn new(variant: Arc<Variant>) -> Self {
+        let fen = variant.start_fen().to_owned();
+        Self::from_fen(variant, &fen).expect("built-in start positions are valid")
+    }
+
+    pub(crate) fn empty(variant: Arc<Variant>) -> Self {
+        Self {
+            variant,
+            board: [None; SQUARE_COUNT],
+            by_color: ByColor::default(),
+            by_kind: [Bitboard::EMPTY; MAX_KINDS],
+            side: Color::White,
+            castling: 0,
+            en_passant: None,
+            halfmove: 0,
+            fullmove: 1,
+            pocket: ByColor([[0; MAX_KINDS]; 2]),
+            drop_rights: 0,
+            hash: 0,
+            history: Vec::new(),
+        }
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    /// Side to move.
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// The piece on `sq`.
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+
+    /// All pieces of `color`.
+    #[inline]
+    pub fn pieces_by_color(&self, color: Color) -> Bitboard {
+        self.by_color[color]
+    }
+
+    /// All pieces of `kind` (both colours).
+    #[inline]
+    pub fn pieces_by_kind(&self, kind: PieceKind) -> Bitboard {
+        self.by_kind[kind.index()]
+    }
+
+    /// Pieces of `color` and `kind`.
+    #[inline]
+    pub fn pieces_of(&self, color: Color, kind: PieceKind) -> Bitboard {
+        self.by_kind[kind.index()] & self.by_color[color]
+    }
+
+    /// Every occupied square.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color.0[0] | self.by_color.0[1]
+    }
+
+    /// How many of `kind` are in `color`'s pocket.
+    pub fn pocket_count(&self, color: Color, kind: PieceKind) -> u8 {
+        self.pocket[color][kind.index()]
+    }
+
+    /// The en-passant target square, when a capture there is possible.
+    pub fn en_passant_square(&self) -> Option<Square> {
+        self.en_passant
+    }
+
+    /// Half-moves since the last capture, pawn move or drop.
+    pub fn halfmove_clock(&self) -> u32 {
+        self.halfmove
+    }
+
+    /// Full-move number.
+    pub fn fullmove_number(&self) -> u32 {
+        self.fullmove
+    }
+
+    /// Number of moves played since this position was set up.
+    pub fn ply_count(&self) -> usize {
+        self.history.len()
+    }
+
+    /// The moves played since setup, oldest first.
+    pub fn moves_played(&self) -> impl Iterator<Item = Move> + '_ {
+        self.history.iter().map(|u| u.mv)
+    }
+
+    /// The incremental Zobrist hash.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The royal king of `color`, if the variant has one and it is on the board.
+    #[inline]
+    pub fn royal_square(&self, color: Color) -> Option<Square> {
+        let k = self.variant.royal?;
+        (self.by_kind[k.index()] & self.by_color[color]).first()
+    }
+
+    pub(crate) fn kinds_bb(&self, mask: KindMask) -> Bitboard {
+        let mut bb = Bitboard::EMPTY;
+        let mut m = mask;
+        while m != 0 {
+            bb |= self.by_kind[m.trailing_zeros() as usize];
+            m &= m - 1;
+        }
+        bb
+    }
+
+    /// True when any piece in `attackers` (a subset of `by`'s pieces) attacks `sq` with the
+    /// board occupied as `occupied`.
+    pub(crate) fn is_attacked(
+        &self,
+        sq: Square,
+        occupied: Bitboard,
+        attackers: Bitboard,
+        by: Color,
+    ) -> bool {
+        self.attackers_masked(sq, occupied, attackers, by, true)
+            .any()
+    }
+
+    /// Pieces of `by` attacking `sq` with the board occupied as `occupied`.
+    pub fn attackers_to(&self, sq: Square, occupied: Bitboard, by: Color) -> Bitboard {
+        self.attackers_masked(sq, occupied, self.by_color[by] & occupied, by, false)
+    }
+
+    #[inline]
+    fn attackers_masked(
+        &self,
+        sq: Square,
+        occupied: Bitboard,
+        attackers: Bitboard,
+        by: Color,
+        early: bool,
+    ) -> Bitboard {
+        let v = &*self.variant;
+        let t = &v.tables;
+        let mut found = Bitboard::EMPTY;
+        if let Some(p) = v.pawn {
+            found |= v.pawn_attacks[!by][sq.index()] & self.by_kind[p.index()] & attackers;
+            if early && found.any() {
+                return found;
+            }
+        }
+        for &(mask, table) in &v.leap_groups {
+            found |= v.kinds[table].leap_attacks[sq.index()] & self.kinds_bb(mask) & attackers;
+            if early && found.any() {
+                return found;
+            }
+        }
+        if v.orthogonal_attackers != 0 {
+            let riders = self.kinds_bb(v.orthogonal_attackers) & attackers;
+            if riders.any() {
+                found |= t.rook_attacks(sq, occupied) & riders;
+            }
+        }
+        if v.diagonal_attackers != 0 {
+            let riders = self.kinds_bb(v.diagonal_attackers) & attackers;
+            if riders.any() {
+                found |= t.bishop_attacks(sq, occupied) & riders;
+            }
+        }
+        if v.hoppers != 0 {
+            let hoppers = self.kinds_bb(v.hoppers) & attackers;
+            if hoppers.any() {
+                found |= t.hop_targets(sq, occupied) & hoppers;
+            }
+        }
+        found
+    }
+
+    /// Recomputes the Zobrist hash from scratch (tests compare it with the incremental one).
+    pub fn compute_hash(&self) -> u64 {
+        let z = &self.variant.zobrist;
+        let mut h = 0;
+        for sq in self.occupied() {
+            if let Some(p) = self.board[sq.index()] {
+                h ^= z.piece(p, sq.index());
+            }
+        }
+        if self.side == Color::Black {
+            h ^= z.side;
+        }
+        h ^= z.castling(self.castling);
+        if let Some(ep) = self.en_passant {
+            h ^= z.en_passant(ep.index());
+        }
+        for color in Color::ALL {
+            for k in 0..self.variant.kind_count() {
+                h ^= z.pocket(color, k, self.pocket[color][k]);
+            }
+        }
+        h ^ z.drop_rights(self.drop_rights)
+    }
+
+    #[inline]
+    pub(crate) fn put(&mut self, sq: Square, piece: Piece) {
+        let bb = Bitboard::from_square(sq);
+        self.board[sq.index()] = Some(piece);
+        self.by_color[piece.color()] |= bb;
+        self.by_kind[piece.kind().index()] |= bb;
+        self.hash ^= self.variant.zobrist.piece(piece, sq.index());
+    }
+
+    #[inline]
+    pub(crate) fn remove(&mut self, sq: Square) -> Option<Piece> {
+        let piece = self.board[sq.index()].take()?;
+        let bb = Bitboard::from_square(sq);
+        self.by_color[piece.color()] ^= bb;
+        self.by_kind[piece.kind().index()] ^= bb;
+        self.hash ^= self.variant.zobrist.piece(piece, sq.index());
+        Some(piece)
+    }
+
+    pub(crate) fn set_pocket(&mut self, color: Color, kind: PieceKind, count: u8) {
+        let z = &self.variant.zobrist;
+        let old = self.pocket[color][kind.index()];
+        self.hash ^= z.pocket(color, kind.index(), old) ^ z.pocket(color, kind.index(), count);
+        self.pocket[color][kind.index()] = count;
+    }
+
+    /// True when the pawns of `color` may capture en passant on `ep` (an enemy pawn is ready).
+    pub(crate) fn en_passant_capturable(&self, ep: Square, capturer: Color) -> bool {
+        let v = &*self.variant;
+        match v.pawn {
+            Some(p) if v.en_passant => {
+                (v.pawn_attacks[!capturer][ep.index()] & self.pieces_of(capturer, p)).any()
+            }
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The built-in variants, one builder function each.
+//!
+//! Piece values are centipawn starting points for evaluation, taken from the rule pages'
+//! estimates where they give them (SOHO) and from the usual 10x10 values otherwise.
+
+use crate::geometry::BoardSize;
+use crate::variant::rules::RuleSet;
+use crate::variant::spec::{
+    CastlingRules, PawnRules, PieceDef, PromotionLimit, PromotionRules, Role, VariantSpec,
+};
+
+/// Opulent Chess start position (the seed page's new array; see RULES.md §1).
+pub const OPULENT_START: &str =
+    "rw6wr/clnbqkbnla/pppppppppp/10/10/10/10/PPPPPPPPPP/CLNBQKBNLA/RW6WR w - - 0 1";
+/// SOHO Chess start position (RULES.md §3 ruling: the original diagram is lost).
+pub const SOHO_START: &str =
+    "cwf4fwc/rnbuqkubnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBUQKUBNR/CWF4FWC w KQkq - 0 1";
+/// Orthodox chess start position.
+pub const CHESS_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+fn king() -> PieceDef {
+    PieceDef::new('K', "King", "K", Role::RoyalKing, 0)
+}
+
+fn pawn(value: i32) -> PieceDef {
+    PieceDef::new('P', "Pawn", "fmWfcFifmnD", Role::Pawn, value)
+}
+
+fn piece(letter: char, name: &str, betza: &str, value: i32) -> PieceDef {
+    PieceDef::new(letter, name, betza, Role::Piece, value)
+}
+
+/// Orthodox chess, kept as a validation variant: its perft numbers are public.
+pub fn chess() -> VariantSpec {
+    VariantSpec {
+        name: "chess".into(),
+        size: BoardSize::EIGHT,
+        pieces: vec![
+            pawn(100),
+            piece('N', "Knight", "N", 320),
+            piece('B', "Bishop", "B", 330),
+            piece('R', "Rook", "R", 500),
+            piece('Q', "Queen", "Q", 950),
+            king(),
+        ],
+        start_fen: CHESS_START.into(),
+        pawns: Some(PawnRules {
+            double_step_ranks: vec![1],
+            en_passant: true,
+        }),
+        promotion: Some(PromotionRules {
+            optional_ranks: vec![],
+            choices: vec!['Q', 'R', 'B', 'N'],
+            limit: PromotionLimit::Unlimited,
+        }),
+        castling: Some(CastlingRules {
+            rank: 0,
+            king_file: 4,
+            rook_files: [0, 7],
+            rook_letter: 'R',
+        }),
+        drops: None,
+        rules: RuleSet::Standard,
+        summary: "Orthodox chess (FIDE rules), included as a validation variant.".into(),
+    }
+}
+
+/// Opulent Chess (Greg Strong): Grand Chess rules on 10x10 with Lion, Wizard and an augmented
+/// Knight.
+pub fn opulent() -> VariantSpec {
+    VariantSpec {
+        name: "opulent".into(),
+        size: BoardSize::TEN,
+        pieces: vec![
+            pawn(100),
+            piece('N', "Knight", "NW", 350),
+            piece('B', "Bishop", "B", 350),
+            piece('R', "Rook", "R", 550),
+            piece('Q', "Queen", "Q", 1000),
+            piece('W', "Wizard", "CF", 340),
+            piece('L', "Lion", "FDH", 340),
+            piece('C', "Chancellor", "RN", 900),
+            piece('A', "Archbishop", "BN", 800),
+            king(),
+        ],
+        start_fen: OPULENT_START.into(),
+        pawns: Some(PawnRules {
+            double_step_ranks: vec![2],
+            en_passant: true,
+        }),
+        promotion: Some(PromotionRules {
+            optional_ranks: vec![7, 8],
+            choices: vec!['Q', 'C', 'A', 'R', 'B', 'N', 'W', 'L'],
+            limit: PromotionLimit::OnlyLost,
+        }),
+        castling: None,
+        drops: None,
+        rules: RuleSet::Standard,
+        summary: "10x10, Grand Chess rules: no castling; pawns double-step from their start rank \
+                  with en passant; promotion optional on ranks 8-9 and forced on 10, only to a \
+                  piece type already lost. Knight = N+W, Wizard = C+F, Lion = F+D+H, \
+                  Chancellor = R+N, Archbishop = B+N."
+            .into(),
+    }
+}
+
+/// SOHO Chess (Kevin Pacey): 10x10 with Champion, FAD, Wizard and Cannon; castling on the
+/// second rank.
+pub fn soho() -> VariantSpec {
+    VariantSpec {
+        name: "soho".into(),
+        size: BoardSize::TEN,
+        pieces: vec![
+            pawn(100),
+            piece('N', "Knight", "N", 300),
+            piece('B', "Bishop", "B", 350),
+            piece('R', "Rook", "R", 550),
+            piece('Q', "Queen", "Q", 1000),
+            piece('U', "Champion", "WAD", 375),
+            piece('F', "FAD", "FAD", 375),
+            piece('W', "Wizard", "CF", 375),
+            piece('C', "Cannon", "mRcpR", 275),
+            king(),
+        ],
+        start_fen: SOHO_START.into(),
+        pawns: Some(PawnRules {
+            double_step_ranks: vec![2],
+            en_passant: true,
+        }),
+        promotion: Some(PromotionRules {
+            optional_ranks: vec![],
+            choices: vec!['Q', 'R', 'B', 'N', 'U', 'F', 'W', 'C'],
+            limit: PromotionLimit::Unlimited,
+        }),
+        castling: Some(CastlingRules {
+            rank: 1,
+            king_file: 5,
+            rook_files: [0, 9],
+            rook_letter: 'R',
+        }),
+        drops: None,
+        rules: RuleSet::Standard,
+        summary: "10x10 with Champion (WAD), FAD, Wizard (CF) and Cannon (moves as a rook, \
+                  captures by hopping one screen). Castling on the 2nd rank: the king moves two \
+                  squares toward the rook, which lands on the square crossed. Pawns double-step \
+                  from rank 3, en passant; promotion forced on the last rank to any non-king \
+                  piece type."
+            .into(),
+    }
+}
+
+/// Every built-in spec, in registry order.
+pub fn all() -> Vec<VariantSpec> {
+    vec![chess(), opulent(), soho()]
+}
