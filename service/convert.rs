@@ -7,14 +7,14 @@ use std::{sync::Arc, time::Duration};
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, Score, SearchInfo,
-    SearchResult, Termination, Variant,
+    Color, GameStatus, MoveDescription, PieceDef, Position, Registry, Termination, Variant,
 };
 
 use crate::{
     config::Config,
     error::{ServiceError, ServiceResult},
     proto as pb,
+    search_api::{Limits, Score, SearchInfo, SearchResult},
 };
 
 /// Highest skill level the engine understands (0..=20, like Stockfish).
@@ -319,17 +319,21 @@ impl From<&Variant> for pb::Variant {
 
 impl From<&PieceDef> for pb::Piece {
     fn from(piece: &PieceDef) -> Self {
-        // `PieceDef` has private fields (movement tables); only the public ones are described.
+        // The role (pawn/royal/...) is implied by the Betza text and the name.
         let PieceDef {
             letter,
             name,
             betza,
-            ..
+            role: _,
+            value,
+            points,
         } = piece;
         pb::Piece {
             letter: letter.to_string(),
             name: name.clone(),
             betza: betza.clone(),
+            value: *value,
+            points: u32::from(*points),
         }
     }
 }

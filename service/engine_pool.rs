@@ -20,9 +20,12 @@ use std::{
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio_stream::Stream;
-use variant_engine::{Limits, PoolConfig, Position, SearchInfo, SearchPool, SearchResult};
+use variant_engine::Position;
 
-use crate::error::{ServiceError, ServiceResult};
+use crate::{
+    error::{ServiceError, ServiceResult},
+    search_api::{Limits, PoolConfig, SearchInfo, SearchPool, SearchResult},
+};
 
 /// Time kept back from the gRPC deadline so the result still reaches the client in time.
 pub const DEADLINE_MARGIN: Duration = Duration::from_millis(50);

@@ -1,6 +1,9 @@
 //! Bad input: each case asserts the gRPC code and that the message names the problem, then that
 //! the same server still answers a good request.
-#![allow(clippy::unnecessary_wraps, reason = "helpers build optional proto fields")]
+#![allow(
+    clippy::unnecessary_wraps,
+    reason = "helpers build optional proto fields"
+)]
 
 mod common;
 

@@ -1,6 +1,9 @@
 //! End-to-end tests of every RPC against an in-process server (`127.0.0.1:0`) with the generated
 //! tonic client. Variants are taken from `ListVariants`, never hard-coded.
-#![allow(clippy::unnecessary_wraps, reason = "helpers build optional proto fields")]
+#![allow(
+    clippy::unnecessary_wraps,
+    reason = "helpers build optional proto fields"
+)]
 
 mod common;
 
