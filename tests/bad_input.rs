@@ -109,6 +109,15 @@ async fn unparsable_move_is_invalid_argument_naming_the_text() {
         .await
         .expect_err("unparsable");
     assert_status(&status, Code::InvalidArgument, &["zz9!"]);
+    let status = s
+        .client
+        .apply_move(pb::ApplyMoveRequest {
+            position: start_of("chess"),
+            r#move: String::new(),
+        })
+        .await
+        .expect_err("empty");
+    assert_status(&status, Code::InvalidArgument, &["empty move"]);
     assert_still_serving(&mut s.client).await;
 }
 
