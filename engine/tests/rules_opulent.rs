@@ -228,7 +228,7 @@ fn wizards_stay_on_their_colour() {
             .legal_moves()
             .into_iter()
             .filter(|m| m.from() == Some(from))
-            .map(|m| m.to())
+            .map(variant_engine::Move::to)
             .collect();
         assert!(targets.any(), "{fen}");
         assert!(

@@ -219,7 +219,7 @@ fn fad_and_wizard_stay_on_their_colour_but_champion_does_not() {
             .legal_moves()
             .into_iter()
             .filter(|m| m.from() == Some(f))
-            .map(|m| m.to())
+            .map(variant_engine::Move::to)
             .collect();
         b.into_iter().map(Square::is_light).collect()
     };
