@@ -44,7 +44,10 @@ const CASES: &[(&str, &str, &str, u32, u64)] = &[
 fn perft_speed(c: &mut Criterion) {
     let registry = Registry::builtin();
     let mut group = c.benchmark_group("perft");
-    group.sample_size(10).measurement_time(Duration::from_secs(8)).warm_up_time(Duration::from_secs(1));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(8))
+        .warm_up_time(Duration::from_secs(1));
     for &(name, variant, fen, depth, nodes) in CASES {
         let v = registry.get(variant).expect("built-in variant");
         let mut pos = Position::from_fen(v, fen).expect("valid FEN");
@@ -58,7 +61,9 @@ fn perft_speed(c: &mut Criterion) {
 fn movegen(c: &mut Criterion) {
     let registry = Registry::builtin();
     let pos = Position::new(registry.get("opulent").expect("built-in variant"));
-    c.bench_function("opulent start legal_moves", |b| b.iter(|| black_box(&pos).legal_moves()));
+    c.bench_function("opulent start legal_moves", |b| {
+        b.iter(|| black_box(&pos).legal_moves())
+    });
     c.bench_function("opulent start fen parse", |b| {
         let v = pos.variant().clone();
         let fen = pos.fen();
