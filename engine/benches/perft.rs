@@ -62,7 +62,7 @@ fn movegen(c: &mut Criterion) {
     let registry = Registry::builtin();
     let pos = Position::new(registry.get("opulent").expect("built-in variant"));
     c.bench_function("opulent start legal_moves", |b| {
-        b.iter(|| black_box(&pos).legal_moves())
+        b.iter(|| black_box(&pos).legal_moves());
     });
     c.bench_function("opulent start fen parse", |b| {
         let v = pos.variant().clone();
