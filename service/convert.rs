@@ -7,14 +7,14 @@ use std::{sync::Arc, time::Duration};
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, GameStatus, MoveDescription, PieceDef, Position, Registry, Termination, Variant,
+    Color, Features, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, Score,
+    SearchInfo, SearchResult, StopReason, Termination, Variant,
 };
 
 use crate::{
     config::Config,
     error::{ServiceError, ServiceResult},
     proto as pb,
-    search_api::{Limits, Score, SearchInfo, SearchResult},
 };
 
 /// Highest skill level the engine understands (0..=20, like Stockfish).
@@ -202,6 +202,7 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<Limits> 
         multipv: multipv as usize,
         skill_level: skill_level.map(|s| s as u8),
         seed: 0,
+        features: Features::default(),
     })
 }
 
@@ -295,11 +296,12 @@ impl From<MoveDescription> for pb::Move {
     }
 }
 
-/// Every legal move of a position, described.
+/// Every legal move of a position, described (in one batch: `describe` per move would
+/// regenerate the move list for each).
 pub fn legal_moves(pos: &Position) -> Vec<pb::Move> {
-    pos.legal_moves()
+    pos.describe_moves()
         .into_iter()
-        .map(|m| pos.describe(m).into())
+        .map(|(_, description)| description.into())
         .collect()
 }
 
@@ -416,6 +418,7 @@ pub fn best_move(pos: &Position, result: &SearchResult) -> pb::BestMoveResponse 
         time,
         pv,
         lines,
+        stop_reason,
     } = result;
     let best = best_move.filter(|&m| pos.is_legal(m));
     let ponder = best.zip(*ponder).and_then(|(b, p)| {
@@ -436,6 +439,18 @@ pub fn best_move(pos: &Position, result: &SearchResult) -> pb::BestMoveResponse 
         lines: lines.iter().map(|info| line(pos, info)).collect(),
         fen: pos.fen(),
         status: Some(status(pos)),
+        stop_reason: self::stop_reason(*stop_reason).into(),
+    }
+}
+
+fn stop_reason(reason: StopReason) -> pb::StopReason {
+    match reason {
+        StopReason::Depth => pb::StopReason::Depth,
+        StopReason::Nodes => pb::StopReason::Nodes,
+        StopReason::Time => pb::StopReason::Time,
+        StopReason::Stopped => pb::StopReason::Stopped,
+        StopReason::Mate => pb::StopReason::Mate,
+        StopReason::NoMoves => pb::StopReason::NoMoves,
     }
 }
 

@@ -11,7 +11,7 @@ use std::{
     future::Future as _,
     pin::Pin,
     sync::{
-        Arc,
+        Arc, Mutex, PoisonError,
         atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     task::{Context, Poll},
@@ -20,12 +20,9 @@ use std::{
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio_stream::Stream;
-use variant_engine::Position;
+use variant_engine::{Limits, PoolConfig, Position, SearchInfo, SearchPool, SearchResult};
 
-use crate::{
-    error::{ServiceError, ServiceResult},
-    search_api::{Limits, PoolConfig, SearchInfo, SearchPool, SearchResult},
-};
+use crate::error::{ServiceError, ServiceResult};
 
 /// Time kept back from the gRPC deadline so the result still reaches the client in time.
 pub const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
@@ -48,7 +45,9 @@ pub struct PoolSettings {
 /// Runs CPU-bound jobs on dedicated threads with admission control.
 #[derive(Debug)]
 pub struct EnginePool {
-    search: Arc<SearchPool>,
+    /// Idle engine search pools, one per slot: an engine `SearchPool` owns one transposition
+    /// table and runs one search at a time, so each concurrent search needs its own.
+    idle: Arc<Mutex<Vec<SearchPool>>>,
     permits: Arc<Semaphore>,
     waiting: AtomicUsize,
     settings: PoolSettings,
@@ -61,6 +60,26 @@ pub struct StopOnDrop(Arc<AtomicBool>);
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A slot in use: an admission permit plus an engine search pool, returned on drop.
+struct Slot {
+    search: Option<SearchPool>,
+    idle: Arc<Mutex<Vec<SearchPool>>>,
+    // Declared last so it is released after `drop` has put the search pool back: whoever gets
+    // the permit next then always finds an idle pool.
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(search) = self.search.take() {
+            self.idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(search);
+        }
     }
 }
 
@@ -138,20 +157,46 @@ impl Stream for Analysis {
 }
 
 impl EnginePool {
-    /// Creates the pool and its engine search pool (transposition table).
+    /// Creates the pool with one engine search pool (transposition table) per slot.
     pub fn new(settings: PoolSettings) -> Self {
+        let slots = settings.slots.max(1);
+        let idle = (0..slots)
+            .map(|_| {
+                SearchPool::new(PoolConfig {
+                    hash_mb: settings.hash_mb,
+                })
+            })
+            .collect();
         EnginePool {
-            search: Arc::new(SearchPool::new(PoolConfig {
-                hash_mb: settings.hash_mb,
-            })),
-            permits: Arc::new(Semaphore::new(settings.slots.max(1))),
+            idle: Arc::new(Mutex::new(idle)),
+            permits: Arc::new(Semaphore::new(slots)),
             waiting: AtomicUsize::new(0),
             settings,
         }
     }
 
     /// Waits for a slot, or refuses when the wait queue is full.
-    async fn admit(&self) -> ServiceResult<OwnedSemaphorePermit> {
+    async fn admit(&self) -> ServiceResult<Slot> {
+        let permit = self.permit().await?;
+        let search = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        if search.is_none() {
+            return Err(ServiceError::Internal(
+                "no idle search pool behind a permit".into(),
+            ));
+        }
+        Ok(Slot {
+            search,
+            idle: Arc::clone(&self.idle),
+            _permit: permit,
+        })
+    }
+
+    /// Waits for a permit, or refuses when the wait queue is full.
+    async fn permit(&self) -> ServiceResult<OwnedSemaphorePermit> {
         if let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() {
             return Ok(permit);
         }
@@ -170,8 +215,8 @@ impl EnginePool {
             .map_err(|_| ServiceError::Internal("search semaphore closed".into()))
     }
 
-    /// Admits a job and starts it on a new thread. `job` receives the stop flag and the time
-    /// left before `deadline` (minus [`DEADLINE_MARGIN`]).
+    /// Admits a job and starts it on a new thread. `job` receives the slot's engine search
+    /// pool, the stop flag and the time left before `deadline` (minus [`DEADLINE_MARGIN`]).
     ///
     /// # Errors
     /// `Busy` when the queue is full, `DeadlineExceeded` if no time is left once admitted,
@@ -179,9 +224,9 @@ impl EnginePool {
     pub async fn start<T, F>(&self, deadline: Option<Instant>, job: F) -> ServiceResult<Running<T>>
     where
         T: Send + 'static,
-        F: FnOnce(&AtomicBool, Option<Duration>) -> T + Send + 'static,
+        F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
-        let permit = self.admit().await?;
+        let slot = self.admit().await?;
         let budget = match deadline {
             Some(deadline) => Some(
                 deadline
@@ -197,9 +242,12 @@ impl EnginePool {
         std::thread::Builder::new()
             .name("engine-job".into())
             .spawn(move || {
-                // The permit lives as long as the CPU work, not as long as the request.
-                let _permit = permit;
-                let result = job(&thread_stop, budget);
+                // The slot is held as long as the CPU work, not as long as the request.
+                let Some(search) = slot.search.as_ref() else {
+                    return;
+                };
+                let result = job(search, &thread_stop, budget);
+                drop(slot);
                 // The receiver is gone if the client cancelled; nothing to do then.
                 let _ = tx.send(result);
             })
@@ -220,8 +268,7 @@ impl EnginePool {
         limits: Limits,
         deadline: Option<Instant>,
     ) -> ServiceResult<SearchResult> {
-        let search = Arc::clone(&self.search);
-        self.start(deadline, move |stop, budget| {
+        self.start(deadline, move |search, stop, budget| {
             search.search(&position, &cap_movetime(limits, budget), stop, &mut |_| {})
         })
         .await?
@@ -239,10 +286,9 @@ impl EnginePool {
         limits: Limits,
         deadline: Option<Instant>,
     ) -> ServiceResult<Analysis> {
-        let search = Arc::clone(&self.search);
         let (info_tx, infos) = mpsc::channel(INFO_BUFFER);
         let running = self
-            .start(deadline, move |stop, budget| {
+            .start(deadline, move |search, stop, budget| {
                 let limits = cap_movetime(limits, budget);
                 search.search(&position, &limits, stop, &mut |info| {
                     // Never block the search on a slow client: drop the update if the buffer is
@@ -267,7 +313,7 @@ impl EnginePool {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        self.start(deadline, move |_, _| job())
+        self.start(deadline, move |_, _, _| job())
             .await?
             .finish()
             .await
@@ -298,7 +344,7 @@ mod tests {
     async fn spin(pool: &EnginePool) -> (Running<()>, oneshot::Receiver<()>) {
         let (done_tx, done_rx) = oneshot::channel();
         let running = pool
-            .start(None, move |stop, _| {
+            .start(None, move |_, stop, _| {
                 while !stop.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(1));
                 }
@@ -345,6 +391,27 @@ mod tests {
             .await
             .expect_err("no time left");
         assert!(matches!(err, ServiceError::DeadlineExceeded));
+    }
+
+    #[tokio::test]
+    async fn each_slot_gets_its_own_search_pool_back_after_a_search() {
+        let pool = pool(2, 0);
+        let chess = variant_engine::Registry::builtin()
+            .get("chess")
+            .expect("chess is built in");
+        let limits = Limits {
+            depth: Some(2),
+            threads: 1,
+            multipv: 1,
+            ..Limits::default()
+        };
+        let (a, b) = tokio::join!(
+            pool.best_move(Position::new(Arc::clone(&chess)), limits.clone(), None),
+            pool.best_move(Position::new(chess), limits, None),
+        );
+        assert!(a.expect("first").best_move.is_some());
+        assert!(b.expect("second").best_move.is_some());
+        assert_eq!(pool.idle.lock().expect("lock").len(), 2);
     }
 
     #[test]

@@ -17,15 +17,5 @@ pub mod shutdown;
 pub mod status;
 pub mod telemetry;
 
-/// The engine's search API (`SearchPool`, `Limits`, ...), imported in one place.
-///
-/// TEMPORARY: points at `variant-search-stub` until the engine's own search lands; then this
-/// becomes `pub use variant_engine::{...}` and nothing else changes.
-pub mod search_api {
-    pub use variant_search_stub::{
-        Limits, PoolConfig, Score, SearchInfo, SearchPool, SearchResult,
-    };
-}
-
 pub use config::{Cli, Command, Config};
 pub use server::{ServerHandle, serve, spawn};

@@ -378,6 +378,7 @@ async fn a_deadline_caps_the_search_which_still_answers() {
         .into_inner();
     assert!(best.r#move.is_some());
     assert!(best.time_ms < 2_000, "{}", best.time_ms);
+    assert_eq!(best.stop_reason(), pb::StopReason::Time);
 }
 
 fn one_slot_no_queue() -> Config {

@@ -17,7 +17,9 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bench;
 pub mod bitboard;
+pub mod eval;
 pub mod geometry;
 pub mod movegen;
 pub mod movement;
@@ -26,11 +28,15 @@ pub mod notation;
 pub mod perft;
 pub mod piece;
 pub mod position;
+pub mod search;
 pub mod status;
+pub mod threads;
+pub mod tt;
 pub mod uci;
 pub mod variant;
 
 pub use bitboard::Bitboard;
+pub use eval::EvalTerms;
 pub use geometry::{BoardSize, ParseSquareError, Square};
 pub use movegen::{MoveCounter, MoveList, MoveSink};
 pub use moves::{Move, MoveKind};
@@ -38,6 +44,9 @@ pub use notation::{FenError, MoveDescription, MoveError, MoveText, MoveTextError
 pub use perft::{divide, perft, perft_copy_make};
 pub use piece::{ByColor, Color, Piece, PieceKind};
 pub use position::Position;
+pub use search::{
+    Clock, Features, Limits, PoolConfig, Score, SearchInfo, SearchPool, SearchResult, StopReason,
+};
 pub use status::{GameStatus, Termination};
 pub use variant::{
     PieceDef, Registry, Role, RuleSet, UnknownVariant, Variant, VariantSpec, VariantSpecError,

@@ -63,8 +63,14 @@ fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
         assert_eq!(after.hash(), pos.hash());
     }
     if full {
-        for &m in &moves {
+        let described = pos.describe_moves();
+        assert_eq!(described.iter().map(|(m, _)| *m).collect::<Vec<_>>(), moves);
+        for (m, d) in described {
             let san = pos.san(m);
+            assert_eq!(d, pos.describe(m), "batch and single descriptions differ at {fen}");
+            assert_eq!(d.san, san);
+            assert_eq!(d.uci, pos.uci(m));
+            assert_eq!(d.capture, pos.is_capture(m));
             assert_eq!(pos.parse_move(&san).unwrap(), m, "SAN {san} at {fen}");
         }
     }

@@ -10,6 +10,7 @@ use variant_engine::Registry;
 use variant_engine::uci::{Flow, UciSession, perft_command};
 
 const USAGE: &str = "usage: variant-engine [perft --variant <V> --depth <N> [--fen <FEN>]]\n\
+                     \x20      variant-engine bench [--depth <N>]\n\
                      With no arguments, speaks UCI on stdin/stdout.";
 
 fn main() -> ExitCode {
@@ -17,6 +18,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         None => uci_loop(),
         Some("perft") => perft_main(&args[1..]),
+        Some("bench") => bench_main(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -77,6 +79,25 @@ fn perft_main(args: &[String]) -> ExitCode {
             let _ = out.flush();
             eprintln!("error: {e}");
             ExitCode::from(2)
+        }
+    }
+}
+
+fn bench_main(args: &[String]) -> ExitCode {
+    let depth = match flag(args, "--depth").map(str::parse::<u32>) {
+        None => variant_engine::bench::BENCH_DEPTH,
+        Some(Ok(d)) if d >= 1 => d,
+        Some(_) => {
+            eprintln!("bench --depth needs a positive integer\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = io::stdout().lock();
+    match variant_engine::bench::run(&Registry::builtin(), depth, &mut out) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
         }
     }
 }

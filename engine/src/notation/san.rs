@@ -12,21 +12,34 @@ use crate::status::{GameStatus, Termination};
 impl Position {
     /// SAN of the legal move `m`, with check or mate suffix.
     pub fn san(&self, m: Move) -> String {
-        let mut s = self.san_without_suffix(m);
-        let mut after = self.clone();
-        after.play_unchecked(m);
-        match after.status() {
-            GameStatus::Finished {
-                reason: Termination::Checkmate | Termination::CheckUnanswered,
-                ..
-            } => s.push('#'),
-            _ if after.in_check() => s.push('+'),
-            _ => {}
-        }
+        let legal = self.legal_moves();
+        let mut s = self.san_body(m, &legal);
+        s.push_str(self.clone().check_suffix(m));
         s
     }
 
+    /// `"#"`, `"+"` or `""` for the legal move `m`, found by playing it on `self` and taking
+    /// it back.
+    fn check_suffix(&mut self, m: Move) -> &'static str {
+        self.play_unchecked(m);
+        let suffix = match self.status() {
+            GameStatus::Finished {
+                reason: Termination::Checkmate | Termination::CheckUnanswered,
+                ..
+            } => "#",
+            _ if self.in_check() => "+",
+            _ => "",
+        };
+        self.unmake();
+        suffix
+    }
+
     fn san_without_suffix(&self, m: Move) -> String {
+        self.san_body(m, &self.legal_moves())
+    }
+
+    /// SAN without suffix; `legal` is this position's legal move list (for disambiguation).
+    fn san_body(&self, m: Move, legal: &[Move]) -> String {
         let v = &*self.variant;
         match m.kind() {
             MoveKind::Castle { from, to } => if to > from { "O-O" } else { "O-O-O" }.to_owned(),
@@ -46,9 +59,8 @@ impl Position {
                     s.push_str(&to.to_string());
                 } else {
                     s.push(v.piece(piece.kind()).letter);
-                    let rivals: Vec<_> = self
-                        .legal_moves()
-                        .into_iter()
+                    let rivals: Vec<_> = legal
+                        .iter()
                         .filter_map(|o| match o.kind() {
                             MoveKind::Normal { from: f, to: t } if t == to && f != from => Some(f),
                             _ => None,
@@ -141,8 +153,25 @@ pub struct MoveDescription {
 impl Position {
     /// Describes the legal move `m`.
     pub fn describe(&self, m: Move) -> MoveDescription {
+        let legal = self.legal_moves();
+        self.describe_with(m, &legal, &mut self.clone())
+    }
+
+    /// Every legal move with its description, computed with one move list and one scratch
+    /// copy of the position (`describe` on each move would redo both per move).
+    pub fn describe_moves(&self) -> Vec<(Move, MoveDescription)> {
+        let legal = self.legal_moves();
+        let mut scratch = self.clone();
+        legal
+            .iter()
+            .map(|&m| (m, self.describe_with(m, &legal, &mut scratch)))
+            .collect()
+    }
+
+    fn describe_with(&self, m: Move, legal: &[Move], scratch: &mut Self) -> MoveDescription {
         let v = &*self.variant;
-        let san = self.san(m);
+        let mut san = self.san_body(m, legal);
+        san.push_str(scratch.check_suffix(m));
         let (drop, relocation) = match m.kind() {
             MoveKind::Drop {
                 kind, relocation, ..

@@ -478,3 +478,78 @@ impl Registry {
         self.variants.iter().map(|v| v.name()).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_spec_validates() {
+        let r = Registry::builtin();
+        assert!(r.names().contains(&"opulent") && r.names().contains(&"soho"));
+        assert_eq!(r.get("OPULENT").unwrap().name(), "opulent");
+        let err = r.get("nope").unwrap_err().to_string();
+        assert!(err.contains("nope") && err.contains("opulent"), "{err}");
+    }
+
+    #[test]
+    fn invalid_specs_are_rejected_with_a_reason() {
+        let mut s = builtin::opulent();
+        s.pieces[1].letter = 'B';
+        assert_eq!(
+            s.validate().unwrap_err(),
+            VariantSpecError::DuplicateLetter('B')
+        );
+
+        let mut s = builtin::opulent();
+        s.pieces[5].betza = "CFZ".into();
+        assert!(matches!(
+            s.validate().unwrap_err(),
+            VariantSpecError::Betza { letter: 'W', .. }
+        ));
+
+        let mut s = builtin::chess();
+        s.pieces.retain(|p| p.role != Role::RoyalKing);
+        assert_eq!(
+            s.validate().unwrap_err(),
+            VariantSpecError::CastlingWithoutKing
+        );
+
+        let mut s = builtin::opulent();
+        s.promotion.as_mut().unwrap().choices.push('X');
+        assert!(matches!(
+            s.validate().unwrap_err(),
+            VariantSpecError::UnknownLetter { letter: 'X', .. }
+        ));
+
+        let mut s = builtin::opulent();
+        s.size = crate::BoardSize {
+            files: 11,
+            ranks: 10,
+        };
+        assert!(matches!(
+            s.validate().unwrap_err(),
+            VariantSpecError::BoardSize { .. }
+        ));
+
+        let mut s = builtin::opulent();
+        s.start_fen = "10/10 w - - 0 1".into();
+        assert!(matches!(
+            s.validate().unwrap_err(),
+            VariantSpecError::StartFen(_)
+        ));
+
+        let mut s = builtin::opulent();
+        s.pawns = None;
+        assert_eq!(s.validate().unwrap_err(), VariantSpecError::PawnRules);
+    }
+
+    #[test]
+    fn initial_counts_come_from_the_start_position() {
+        let v = Registry::builtin().get("opulent").unwrap();
+        let rook = v.kind_by_letter('R').unwrap();
+        let queen = v.kind_by_letter('q').unwrap();
+        assert_eq!(v.initial_count(Color::White, rook), 2);
+        assert_eq!(v.initial_count(Color::Black, queen), 1);
+    }
+}

@@ -1,0 +1,421 @@
+//! Principal-variation alpha-beta search with the usual selectivity.
+//!
+//! Per node: draw and mate-distance checks, a transposition-table probe, terminal detection
+//! (no legal move: the rule hooks decide the result, else checkmate or stalemate), reverse
+//! futility pruning, null-move pruning (only where a null move is sound), internal iterative
+//! reduction, then the moves in [`ordering`](super::ordering) order with late-move pruning,
+//! late-move reductions and check extensions.
+
+use crate::moves::Move;
+use crate::piece::Color;
+use crate::position::Position;
+use crate::search::ordering::{AllMoves, is_quiet, pick, score_moves, update_quiet_stats};
+use crate::search::qsearch::qsearch;
+use crate::search::{INF, MATE, MATE_BOUND};
+use crate::status::GameStatus;
+use crate::threads::{MAX_PLY, ThreadData};
+use crate::tt::{Bound, score_from_tt, score_to_tt};
+use crate::variant::RuleSet;
+
+/// Late-move reduction amounts by depth and move number.
+fn lmr_reduction(depth: i32, moves: usize) -> i32 {
+    let r = 0.75 + f64::from(depth.max(1)).ln() * (moves.max(1) as f64).ln() / 2.25;
+    r as i32
+}
+
+/// True when the game is decided before any move is generated (Decima's ten points, ...).
+#[inline]
+pub fn is_decided(pos: &Position) -> bool {
+    pos.variant.rules().game_over_before_moves(pos)
+}
+
+/// Score of a position without legal moves, from the side to move's view.
+pub fn terminal_score(pos: &Position, ply: usize) -> i32 {
+    let mate_in = MATE - ply as i32;
+    if let Some(GameStatus::Finished { winner, .. }) = pos.variant.rules().status_before_moves(pos)
+    {
+        return match winner {
+            Some(c) if c == pos.side => mate_in,
+            Some(_) => -mate_in,
+            None => 0,
+        };
+    }
+    if pos.in_check() { -mate_in } else { 0 }
+}
+
+/// True for a draw by the fifty-move rule or by repetition within the search or the game.
+#[inline]
+fn is_draw(pos: &Position) -> bool {
+    if pos.halfmove < 4 {
+        return false;
+    }
+    if pos.halfmove >= 100 && pos.variant.rules().fifty_move_rule() {
+        return true;
+    }
+    pos.repetitions() >= 2
+}
+
+/// True when a null move is sound enough here: a royal king for the side to move (no zugzwang
+/// safety net otherwise), orthodox rule family (future rule families opt in explicitly), and
+/// some piece besides pawns and king.
+fn null_move_allowed(pos: &Position) -> bool {
+    if !matches!(pos.variant.rules(), RuleSet::Standard) {
+        return false;
+    }
+    let us: Color = pos.side;
+    if pos.royal_square(us).is_none() {
+        return false;
+    }
+    let mut minor = pos.by_color[us];
+    if let Some(p) = pos.variant.pawn {
+        minor &= !pos.by_kind[p.index()];
+    }
+    if let Some(k) = pos.variant.royal {
+        minor &= !pos.by_kind[k.index()];
+    }
+    minor.any()
+}
+
+/// What a null move changes.
+struct NullUndo {
+    en_passant: Option<crate::geometry::Square>,
+    halfmove: u32,
+    hash: u64,
+}
+
+/// Passes the turn. The halfmove clock is zeroed so repetition checks never look across the
+/// null move (positions before it have the other side to move anyway).
+fn make_null(pos: &mut Position) -> NullUndo {
+    let undo = NullUndo {
+        en_passant: pos.en_passant,
+        halfmove: pos.halfmove,
+        hash: pos.hash,
+    };
+    let z = &pos.variant.zobrist;
+    let mut hash = pos.hash ^ z.side;
+    if let Some(e) = pos.en_passant {
+        hash ^= z.en_passant(e.index());
+    }
+    pos.hash = hash;
+    pos.en_passant = None;
+    pos.halfmove = 0;
+    pos.side = !pos.side;
+    undo
+}
+
+fn unmake_null(pos: &mut Position, undo: &NullUndo) {
+    pos.side = !pos.side;
+    pos.en_passant = undo.en_passant;
+    pos.halfmove = undo.halfmove;
+    pos.hash = undo.hash;
+}
+
+impl ThreadData<'_> {
+    /// Sets the PV at `ply` to `m` followed by the child's PV.
+    #[inline]
+    pub fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = Some(m);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+}
+
+/// Searches the root moves from `pv_idx` on (earlier ones are the multi-PV lines already found
+/// this iteration) and updates their scores and PVs. Returns the best score.
+pub fn search_root(
+    td: &mut ThreadData,
+    depth: i32,
+    mut alpha: i32,
+    beta: i32,
+    pv_idx: usize,
+) -> i32 {
+    td.pv_len[0] = 0;
+    let mut best = -INF;
+    let features = td.shared.features;
+    let in_check = td.pos.in_check();
+    for i in pv_idx..td.root_moves.len() {
+        let m = td.root_moves[i].mv;
+        let quiet = is_quiet(&td.pos, m);
+        td.pos.play_unchecked(m);
+        td.count_node();
+        let gives_check = td.pos.in_check();
+        let new_depth = depth - 1 + i32::from(gives_check && features.check_extension);
+        let mut score;
+        if i == pv_idx {
+            score = -negamax::<true>(td, new_depth, -beta, -alpha, 1, true);
+        } else {
+            let mut r = 0;
+            if features.lmr && depth >= 3 && quiet && !in_check && !gives_check && i >= pv_idx + 3 {
+                r = (lmr_reduction(depth, i - pv_idx) - 1).clamp(0, new_depth - 1);
+            }
+            score = -negamax::<false>(td, new_depth - r, -alpha - 1, -alpha, 1, true);
+            if score > alpha && r > 0 {
+                score = -negamax::<false>(td, new_depth, -alpha - 1, -alpha, 1, true);
+            }
+            if score > alpha && score < beta {
+                score = -negamax::<true>(td, new_depth, -beta, -alpha, 1, true);
+            }
+        }
+        td.pos.unmake();
+        if td.stopped {
+            return best;
+        }
+        let seldepth = td.seldepth;
+        let rm = &mut td.root_moves[i];
+        if i == pv_idx || score > alpha {
+            rm.score = score;
+            rm.seldepth = seldepth;
+            rm.pv.clear();
+            rm.pv.push(m);
+            let len = td.pv_len[1].max(1);
+            for p in 1..len {
+                if let Some(pm) = td.pv[1][p] {
+                    rm.pv.push(pm);
+                } else {
+                    break;
+                }
+            }
+        } else {
+            rm.score = -INF;
+        }
+        if score > best {
+            best = score;
+        }
+        if score > alpha {
+            alpha = score;
+            if score >= beta {
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// The main search.
+#[allow(clippy::too_many_arguments)]
+pub fn negamax<const PV: bool>(
+    td: &mut ThreadData,
+    mut depth: i32,
+    mut alpha: i32,
+    mut beta: i32,
+    ply: usize,
+    allow_null: bool,
+) -> i32 {
+    if depth <= 0 {
+        return qsearch::<PV>(td, alpha, beta, ply);
+    }
+    if PV {
+        td.pv_len[ply] = ply;
+    }
+    if td.count_node() {
+        return 0;
+    }
+    td.seldepth = td.seldepth.max(ply);
+    if is_draw(&td.pos) {
+        return 0;
+    }
+    // Mate-distance pruning: no line from here can beat a mate already found closer to the root.
+    alpha = alpha.max(-MATE + ply as i32);
+    beta = beta.min(MATE - ply as i32 - 1);
+    if alpha >= beta {
+        return alpha;
+    }
+    let shared = td.shared;
+    let features = shared.features;
+    let in_check = td.pos.in_check();
+    if ply >= MAX_PLY - 1 {
+        return if in_check {
+            0
+        } else {
+            shared.evaluator.evaluate(&td.pos)
+        };
+    }
+    let key = td.pos.hash();
+    let mut tt_move = None;
+    let mut tt_hit = None;
+    if features.tt
+        && let Some(e) = shared.tt.probe(key)
+    {
+        let score = score_from_tt(e.score, ply);
+        tt_move = e.mv;
+        tt_hit = Some((score, e.bound, e.depth));
+        if !PV
+            && e.depth >= depth
+            && match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            }
+        {
+            return score;
+        }
+    }
+    let mut list = std::mem::take(&mut td.lists[ply]);
+    list.clear();
+    td.pos.generate(&mut AllMoves(&mut list));
+    if list.is_empty() {
+        td.lists[ply] = list;
+        return terminal_score(&td.pos, ply);
+    }
+    let static_eval = if in_check {
+        -INF
+    } else {
+        let e = shared.evaluator.evaluate(&td.pos);
+        // A TT bound is a better estimate than the static evaluation when it points the right way.
+        match tt_hit {
+            Some((s, Bound::Lower, _)) if s > e && s.abs() < MATE_BOUND => s,
+            Some((s, Bound::Upper, _)) if s < e && s.abs() < MATE_BOUND => s,
+            Some((s, Bound::Exact, _)) if s.abs() < MATE_BOUND => s,
+            _ => e,
+        }
+    };
+    td.eval_stack[ply] = static_eval;
+    let improving = !in_check && ply >= 2 && static_eval > td.eval_stack[ply - 2];
+    if !PV && !in_check {
+        if features.pruning
+            && depth <= 6
+            && beta.abs() < MATE_BOUND
+            && static_eval - 90 * (depth - i32::from(improving)) >= beta
+        {
+            td.lists[ply] = list;
+            return static_eval;
+        }
+        if features.null_move
+            && allow_null
+            && depth >= 3
+            && static_eval >= beta
+            && beta.abs() < MATE_BOUND
+            && null_move_allowed(&td.pos)
+        {
+            let r = 3 + depth / 4 + ((static_eval - beta) / 200).min(3);
+            let undo = make_null(&mut td.pos);
+            td.killers[ply + 1] = [None; 2];
+            let score = -negamax::<false>(td, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+            unmake_null(&mut td.pos, &undo);
+            if td.stopped {
+                td.lists[ply] = list;
+                return 0;
+            }
+            if score >= beta {
+                td.lists[ply] = list;
+                return if score >= MATE_BOUND { beta } else { score };
+            }
+        }
+    }
+    // Internal iterative reduction: without a hash move this node is probably not important
+    // enough to search at full depth, and the next visit will have a move.
+    if features.pruning && tt_move.is_none() && depth >= 4 {
+        depth -= 1;
+    }
+    score_moves(td, &mut list, tt_move, ply);
+    td.killers[ply + 1] = [None; 2];
+    let original_alpha = alpha;
+    let mut best = -INF;
+    let mut best_move = None;
+    let mut quiets: [Option<Move>; 64] = [None; 64];
+    let mut quiet_count = 0usize;
+    let mut searched = 0usize;
+    for i in 0..list.len() {
+        let m = pick(&mut list, i).mv;
+        let quiet = is_quiet(&td.pos, m);
+        if features.pruning
+            && !PV
+            && !in_check
+            && quiet
+            && best > -MATE_BOUND
+            && depth <= 4
+            && quiet_count >= (3 + depth * depth * 2) as usize / if improving { 1 } else { 2 }
+        {
+            continue;
+        }
+        td.pos.play_unchecked(m);
+        let gives_check = td.pos.in_check();
+        if features.pruning
+            && !PV
+            && !in_check
+            && !gives_check
+            && quiet
+            && depth <= 3
+            && best > -MATE_BOUND
+            && static_eval + 120 + 100 * depth <= alpha
+        {
+            td.pos.unmake();
+            continue;
+        }
+        let extend = gives_check && features.check_extension && ply < MAX_PLY / 2;
+        let new_depth = depth - 1 + i32::from(extend);
+        let mut score;
+        if searched == 0 {
+            score = -negamax::<PV>(td, new_depth, -beta, -alpha, ply + 1, true);
+        } else {
+            let mut r = 0;
+            if features.lmr && depth >= 3 && quiet && !in_check && !gives_check && searched >= 2 {
+                r = lmr_reduction(depth, searched);
+                if PV {
+                    r -= 1;
+                }
+                if !improving {
+                    r += 1;
+                }
+                if td.killers[ply].contains(&Some(m)) {
+                    r -= 1;
+                }
+                r = r.clamp(0, new_depth - 1);
+            }
+            score = -negamax::<false>(td, new_depth - r, -alpha - 1, -alpha, ply + 1, true);
+            if score > alpha && r > 0 {
+                score = -negamax::<false>(td, new_depth, -alpha - 1, -alpha, ply + 1, true);
+            }
+            if PV && score > alpha && score < beta {
+                score = -negamax::<true>(td, new_depth, -beta, -alpha, ply + 1, true);
+            }
+        }
+        td.pos.unmake();
+        if td.stopped {
+            td.lists[ply] = list;
+            return 0;
+        }
+        searched += 1;
+        if score > best {
+            best = score;
+            if score > alpha {
+                best_move = Some(m);
+                alpha = score;
+                if PV {
+                    td.update_pv(ply, m);
+                }
+                if score >= beta {
+                    if quiet {
+                        update_quiet_stats(td, m, &quiets[..quiet_count], depth, ply);
+                    }
+                    break;
+                }
+            }
+        }
+        if quiet && quiet_count < quiets.len() {
+            quiets[quiet_count] = Some(m);
+            quiet_count += 1;
+        }
+    }
+    td.lists[ply] = list;
+    if best == -INF {
+        // Every move was pruned (only possible with pruning on): fall back to a fail low.
+        best = alpha;
+    }
+    if features.tt {
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if PV && best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        shared
+            .tt
+            .store(key, best_move, score_to_tt(best, ply), depth, bound);
+    }
+    best
+}

@@ -1,0 +1,635 @@
+//! The search: public API.
+//!
+//! A [`SearchPool`] owns a transposition table and runs one search at a time on the caller's
+//! thread plus `limits.threads - 1` scoped helper threads (Lazy SMP: every thread searches the
+//! same tree and they share results through the table). The engine never prints: progress goes
+//! to the `on_info` callback, one [`SearchInfo`] per completed iteration and multi-PV line.
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use variant_engine::search::{Limits, PoolConfig, SearchPool};
+//! use variant_engine::{Position, Registry};
+//!
+//! let pool = SearchPool::new(PoolConfig { hash_mb: 1 });
+//! let pos = Position::new(Registry::builtin().get("opulent").unwrap());
+//! let limits = Limits { depth: Some(3), ..Limits::default() };
+//! let result = pool.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+//! assert!(pos.legal_moves().contains(&result.best_move.unwrap()));
+//! ```
+//!
+//! Limits: `depth`, `nodes`, `movetime` and `clock` combine (the first reached stops the
+//! search); `infinite` ignores all but the stop flag and `nodes`. With none of them set, the
+//! search runs to depth [`DEFAULT_DEPTH`](time::DEFAULT_DEPTH) or for
+//! [`DEFAULT_MOVETIME`](time::DEFAULT_MOVETIME), whichever comes first.
+
+pub mod alphabeta;
+pub mod ordering;
+pub mod qsearch;
+pub mod time;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::eval::{EvalTerms, Evaluator};
+use crate::moves::Move;
+use crate::position::Position;
+use crate::threads::{MAX_PLY, RootMove, Shared, ThreadData, run_lazy_smp};
+use crate::tt::TranspositionTable;
+
+use self::alphabeta::{is_decided, search_root, terminal_score};
+use self::ordering::{AllMoves, score_moves};
+use self::time::{DEFAULT_DEPTH, TimeManager};
+
+/// Score of a checkmate at the root (mate in n plies scores `MATE - n`).
+pub const MATE: i32 = 32_000;
+/// Scores at least this large (in absolute value) are mate scores.
+pub const MATE_BOUND: i32 = MATE - 1000;
+/// Larger than any score.
+pub const INF: i32 = 32_001;
+
+/// Pool configuration.
+#[derive(Clone, Debug)]
+pub struct PoolConfig {
+    /// Transposition-table size in MiB.
+    pub hash_mb: usize,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        Self { hash_mb: 16 }
+    }
+}
+
+/// Search features that can be switched off, for self-play comparisons. All on by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// Transposition-table probes and stores.
+    pub tt: bool,
+    /// Null-move pruning.
+    pub null_move: bool,
+    /// Late-move reductions.
+    pub lmr: bool,
+    /// Reverse futility, futility and late-move pruning, internal iterative reduction.
+    pub pruning: bool,
+    /// Aspiration windows.
+    pub aspiration: bool,
+    /// Check extensions.
+    pub check_extension: bool,
+    /// Evaluation terms.
+    pub eval: EvalTerms,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Self {
+            tt: true,
+            null_move: true,
+            lmr: true,
+            pruning: true,
+            aspiration: true,
+            check_extension: true,
+            eval: EvalTerms::default(),
+        }
+    }
+}
+
+/// What bounds a search.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Maximum depth in plies.
+    pub depth: Option<u32>,
+    /// Maximum nodes (all threads together).
+    pub nodes: Option<u64>,
+    /// Time for this move.
+    pub movetime: Option<Duration>,
+    /// Game clock; the search budgets its own time from it.
+    pub clock: Option<Clock>,
+    /// Search until stopped (only `nodes` and the stop flag end it).
+    pub infinite: bool,
+    /// Threads; 0 or 1 = one thread.
+    pub threads: usize,
+    /// Number of best lines to report; 0 or 1 = one line.
+    pub multipv: usize,
+    /// Playing strength 0..=20; `None` (or 20) = full strength.
+    pub skill_level: Option<u8>,
+    /// Seed for the skill level's random choice (the search is deterministic given it).
+    pub seed: u64,
+    /// Search features (all on by default).
+    pub features: Features,
+}
+
+/// A game clock.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    /// White's remaining time.
+    pub wtime: Duration,
+    /// Black's remaining time.
+    pub btime: Duration,
+    /// White's increment per move.
+    pub winc: Duration,
+    /// Black's increment per move.
+    pub binc: Duration,
+    /// Moves until the next time control, if any.
+    pub movestogo: Option<u32>,
+}
+
+/// A search score from the side to move's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns.
+    Centipawns(i32),
+    /// Moves to mate; negative when being mated.
+    Mate(i32),
+}
+
+impl Score {
+    /// Converts an internal score.
+    pub fn from_internal(v: i32) -> Self {
+        if v >= MATE_BOUND {
+            Self::Mate((MATE - v + 1) / 2)
+        } else if v <= -MATE_BOUND {
+            Self::Mate(-(MATE + v) / 2)
+        } else {
+            Self::Centipawns(v)
+        }
+    }
+}
+
+/// Progress report for one completed iteration and multi-PV line.
+#[derive(Clone, Debug)]
+pub struct SearchInfo {
+    /// Depth of the iteration.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// 1-based line number.
+    pub multipv: usize,
+    /// Score of the line.
+    pub score: Score,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Nodes per second so far.
+    pub nps: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// The line.
+    pub pv: Vec<Move>,
+}
+
+/// Why a search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The depth limit was reached.
+    Depth,
+    /// The node limit was reached.
+    Nodes,
+    /// The time budget ran out.
+    Time,
+    /// The caller set the stop flag.
+    Stopped,
+    /// A forced mate was proven.
+    Mate,
+    /// The position has no legal move.
+    NoMoves,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// Best move; `None` only when there is no legal move.
+    pub best_move: Option<Move>,
+    /// Expected reply.
+    pub ponder: Option<Move>,
+    /// Score of the best move.
+    pub score: Score,
+    /// Depth of the last completed iteration.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Time used.
+    pub time: Duration,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+    /// One entry per multi-PV line, best first.
+    pub lines: Vec<SearchInfo>,
+    /// Why the search ended.
+    pub stop_reason: StopReason,
+}
+
+/// Runs searches. `Send + Sync`; share it as `Arc<SearchPool>`.
+///
+/// A pool runs **one search at a time**: it owns one transposition table, and a second
+/// concurrent [`search`](SearchPool::search) on the same pool blocks until the first returns
+/// (a mutex guards it) instead of corrupting the table. Create one pool per concurrent search
+/// slot.
+#[derive(Debug)]
+pub struct SearchPool {
+    tt: TranspositionTable,
+    busy: Mutex<()>,
+}
+
+/// Per-search parameters derived from the limits.
+struct Plan {
+    max_depth: i32,
+    multipv: usize,
+    reported_lines: usize,
+    skill: Option<u8>,
+    infinite: bool,
+}
+
+/// What a thread's iterative deepening produced.
+struct Outcome {
+    lines: Vec<(RootMove, u32)>,
+    completed_depth: u32,
+    reason: StopReason,
+}
+
+impl SearchPool {
+    /// A pool with a transposition table of `config.hash_mb` MiB.
+    #[allow(clippy::needless_pass_by_value)] // the service's contract takes the config by value
+    pub fn new(config: PoolConfig) -> Self {
+        Self {
+            tt: TranspositionTable::new(config.hash_mb),
+            busy: Mutex::new(()),
+        }
+    }
+
+    /// Forgets everything learned (new game): clears the transposition table.
+    pub fn clear(&self) {
+        let _guard = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
+        self.tt.clear();
+    }
+
+    /// Searches `pos` within `limits`.
+    ///
+    /// Blocking; runs on the caller's thread plus `limits.threads - 1` helper threads (Lazy
+    /// SMP sharing the table). Returns promptly (within a few ms) after `stop` is set, with
+    /// the best move found so far; always returns a legal move when one exists, even when
+    /// stopped at once.
+    pub fn search(
+        &self,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let _guard = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
+        let start = Instant::now();
+        self.tt.new_search();
+        let features = limits.features;
+        let shared = Shared {
+            tt: &self.tt,
+            evaluator: Evaluator::new(pos.variant(), features.eval),
+            time: TimeManager::new(limits, pos.side_to_move(), start),
+            stop,
+            abort: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+            features,
+        };
+        let skill = limits.skill_level.filter(|&l| l < 20);
+        let no_limit = limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.movetime.is_none()
+            && limits.clock.is_none()
+            && !limits.infinite;
+        let mut max_depth = match limits.depth {
+            Some(d) if !limits.infinite => d.clamp(1, MAX_PLY as u32 - 8),
+            _ if no_limit => DEFAULT_DEPTH,
+            _ => MAX_PLY as u32 - 8,
+        } as i32;
+        if let Some(level) = skill {
+            max_depth = max_depth.min(1 + i32::from(level) / 2);
+        }
+        let requested = limits.multipv.max(1);
+        let plan = Plan {
+            max_depth,
+            multipv: if skill.is_some() {
+                requested.max(4)
+            } else {
+                requested
+            },
+            reported_lines: requested,
+            skill,
+            infinite: limits.infinite,
+        };
+
+        let mut main_td = ThreadData::new(0, pos.clone(), &shared, Vec::new());
+        let root_moves = initial_root_moves(&mut main_td);
+        if root_moves.is_empty() {
+            let score = Score::from_internal(terminal_score(pos, 0));
+            return SearchResult {
+                best_move: None,
+                ponder: None,
+                score,
+                depth: 0,
+                seldepth: 0,
+                nodes: 0,
+                nps: 0,
+                time: start.elapsed(),
+                pv: Vec::new(),
+                lines: Vec::new(),
+                stop_reason: StopReason::NoMoves,
+            };
+        }
+        main_td.root_moves.clone_from(&root_moves);
+        let threads = limits.threads.clamp(1, 256);
+        let plan_ref = &plan;
+        let shared_ref = &shared;
+        let outcome = run_lazy_smp(
+            threads,
+            &shared.abort,
+            || iterative_deepening(&mut main_td, plan_ref, &mut *on_info),
+            |id| {
+                let mut td = ThreadData::new(id, pos.clone(), shared_ref, root_moves.clone());
+                let _ = iterative_deepening(&mut td, plan_ref, &mut |_| {});
+                td.flush_nodes();
+            },
+        );
+        main_td.flush_nodes();
+        let elapsed = start.elapsed();
+        let nodes = shared.nodes.load(Ordering::Relaxed);
+        let nps = nps(nodes, elapsed);
+        let mut lines: Vec<SearchInfo> = outcome
+            .lines
+            .iter()
+            .take(plan.reported_lines)
+            .enumerate()
+            .map(|(i, (rm, depth))| SearchInfo {
+                depth: *depth,
+                seldepth: rm.seldepth as u32,
+                multipv: i + 1,
+                score: Score::from_internal(rm.prev_score),
+                nodes,
+                nps,
+                time: elapsed,
+                pv: rm.pv.clone(),
+            })
+            .collect();
+        let (best, best_score) = match plan.skill {
+            Some(level) => {
+                let pick = skill_pick(&outcome.lines, level, limits.seed);
+                (pick.0, pick.1)
+            }
+            None => outcome
+                .lines
+                .first()
+                .map_or((None, 0), |(rm, _)| (Some(rm), rm.prev_score)),
+        };
+        let best = best.or_else(|| main_td.root_moves.first());
+        let pv = best.map_or_else(Vec::new, |rm| {
+            if rm.pv.is_empty() {
+                vec![rm.mv]
+            } else {
+                rm.pv.clone()
+            }
+        });
+        if lines.is_empty()
+            && let Some(rm) = best
+        {
+            lines.push(SearchInfo {
+                depth: 0,
+                seldepth: 0,
+                multipv: 1,
+                score: Score::from_internal(best_score),
+                nodes,
+                nps,
+                time: elapsed,
+                pv: pv.clone(),
+            });
+            let _ = rm;
+        }
+        SearchResult {
+            best_move: pv.first().copied(),
+            ponder: pv.get(1).copied(),
+            score: Score::from_internal(best_score),
+            depth: outcome.completed_depth,
+            seldepth: best.map_or(0, |rm| rm.seldepth as u32),
+            nodes,
+            nps,
+            time: elapsed,
+            pv,
+            lines,
+            stop_reason: outcome.reason,
+        }
+    }
+}
+
+fn nps(nodes: u64, elapsed: Duration) -> u64 {
+    let ns = elapsed.as_nanos().max(1);
+    (u128::from(nodes) * 1_000_000_000 / ns) as u64
+}
+
+/// The root moves in a first ordering (hash move, captures, killers...) before any search.
+fn initial_root_moves(td: &mut ThreadData) -> Vec<RootMove> {
+    if is_decided(&td.pos) {
+        return Vec::new();
+    }
+    let mut list = Vec::new();
+    td.pos.generate(&mut AllMoves(&mut list));
+    let tt_move = if td.shared.features.tt {
+        td.shared.tt.probe(td.pos.hash()).and_then(|e| e.mv)
+    } else {
+        None
+    };
+    score_moves(td, &mut list, tt_move, 0);
+    list.sort_by_key(|sm| std::cmp::Reverse(sm.score));
+    list.iter()
+        .map(|sm| RootMove {
+            mv: sm.mv,
+            score: -INF,
+            prev_score: -INF,
+            pv: vec![sm.mv],
+            seldepth: 0,
+        })
+        .collect()
+}
+
+/// Iterative deepening for one thread. The main thread (id 0) reports, decides when to stop
+/// and returns the lines; helpers just search (skipping some depths so they diverge from the
+/// main thread and fill the table with different subtrees).
+fn iterative_deepening(
+    td: &mut ThreadData,
+    plan: &Plan,
+    on_info: &mut dyn FnMut(&SearchInfo),
+) -> Outcome {
+    let shared = td.shared;
+    let main = td.id == 0;
+    let multipv = plan.multipv.min(td.root_moves.len());
+    let mut outcome = Outcome {
+        lines: Vec::new(),
+        completed_depth: 0,
+        reason: StopReason::Depth,
+    };
+    let mut depth = 1;
+    while depth <= plan.max_depth {
+        if depth > 1 && !shared.time.should_start_iteration() {
+            outcome.reason = StopReason::Time;
+            break;
+        }
+        let search_depth = if main {
+            depth
+        } else {
+            (depth + i32::from(td.id % 2 == 1)).min(plan.max_depth)
+        };
+        td.root_depth = search_depth;
+        for pv_idx in 0..multipv {
+            td.seldepth = 0;
+            aspiration(td, search_depth, pv_idx);
+            if td.stopped {
+                break;
+            }
+        }
+        if td.stopped {
+            break;
+        }
+        // Lines in score order (a later line can outscore an earlier one after re-searches).
+        td.root_moves[..multipv].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+        for rm in &mut td.root_moves {
+            rm.prev_score = rm.score;
+        }
+        td.completed_depth = search_depth as u32;
+        if main {
+            let elapsed = shared.time.elapsed();
+            let nodes = shared.nodes.load(Ordering::Relaxed) + td.nodes_unflushed();
+            let nps = nps(nodes, elapsed);
+            outcome.lines = td.root_moves[..multipv]
+                .iter()
+                .map(|rm| (rm.clone(), search_depth as u32))
+                .collect();
+            outcome.completed_depth = search_depth as u32;
+            for (i, rm) in td.root_moves[..multipv.min(plan.reported_lines)]
+                .iter()
+                .enumerate()
+            {
+                on_info(&SearchInfo {
+                    depth: search_depth as u32,
+                    seldepth: rm.seldepth as u32,
+                    multipv: i + 1,
+                    score: Score::from_internal(rm.score),
+                    nodes,
+                    nps,
+                    time: elapsed,
+                    pv: rm.pv.clone(),
+                });
+            }
+            let best = td.root_moves[0].score;
+            if !plan.infinite && best.abs() >= MATE_BOUND && multipv == 1 {
+                let plies = MATE - best.abs();
+                if search_depth >= plies {
+                    outcome.reason = StopReason::Mate;
+                    return outcome;
+                }
+            }
+            if td.root_moves.len() == 1 && shared.time.timed() && !plan.infinite {
+                // A forced move needs no deliberation.
+                outcome.reason = StopReason::Time;
+                return outcome;
+            }
+        }
+        depth += 1;
+    }
+    if td.stopped && main {
+        let nodes = shared.nodes.load(Ordering::Relaxed) + td.nodes_unflushed();
+        outcome.reason = if shared.stop.load(Ordering::Relaxed) {
+            StopReason::Stopped
+        } else if shared.time.nodes_exhausted(nodes) {
+            StopReason::Nodes
+        } else {
+            StopReason::Time
+        };
+    }
+    if plan.infinite && main && !td.stopped {
+        // An infinite search that ran out of depth waits for the stop flag, as UCI requires.
+        while !shared.stop.load(Ordering::Relaxed)
+            && !shared
+                .time
+                .nodes_exhausted(shared.nodes.load(Ordering::Relaxed))
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        outcome.reason = StopReason::Stopped;
+    }
+    outcome
+}
+
+/// One root search at `depth` for line `pv_idx`, with an aspiration window around the last
+/// iteration's score that widens on failure.
+fn aspiration(td: &mut ThreadData, depth: i32, pv_idx: usize) {
+    let prev = td.root_moves[pv_idx].prev_score;
+    let mut delta = 20;
+    let (mut alpha, mut beta) =
+        if td.shared.features.aspiration && depth >= 5 && prev.abs() < MATE_BOUND {
+            (prev - delta, prev + delta)
+        } else {
+            (-INF, INF)
+        };
+    loop {
+        let score = search_root(td, depth, alpha, beta, pv_idx);
+        td.root_moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+        if td.stopped {
+            return;
+        }
+        if score <= alpha && alpha > -INF {
+            beta = i32::midpoint(alpha, beta);
+            alpha = (score - delta).max(-INF);
+        } else if score >= beta && beta < INF {
+            beta = (score + delta).min(INF);
+        } else {
+            return;
+        }
+        delta += delta / 2 + 10;
+        if delta > 1500 {
+            alpha = -INF;
+            beta = INF;
+        }
+    }
+}
+
+/// Skill levels: Stockfish's rule. Among the multi-PV lines, add to each score a penalty for
+/// being worse than the best plus a seeded random bonus, both scaled by the weakness, and play
+/// the highest; weaker levels also search shallower (see [`SearchPool::search`]).
+fn skill_pick(lines: &[(RootMove, u32)], level: u8, seed: u64) -> (Option<&RootMove>, i32) {
+    let Some((top, _)) = lines.first() else {
+        return (None, 0);
+    };
+    let weakness = 120 - 2 * i64::from(level);
+    let top_score = i64::from(top.prev_score);
+    let last = lines
+        .last()
+        .map_or(top_score, |(rm, _)| i64::from(rm.prev_score));
+    let delta = (top_score - last).min(100);
+    let mut rng = SplitMix64(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut best = top;
+    let mut max_score = i64::MIN;
+    for (rm, _) in lines {
+        let s = i64::from(rm.prev_score);
+        if s <= -i64::from(MATE_BOUND) && best.prev_score > -MATE_BOUND {
+            continue;
+        }
+        let push =
+            (weakness * (top_score - s) + delta * (rng.next() % weakness as u64) as i64) / 128;
+        if s + push >= max_score {
+            max_score = s + push;
+            best = rm;
+        }
+    }
+    (Some(best), best.prev_score)
+}
+
+/// A tiny seeded generator (`SplitMix64`) so skill choices are reproducible.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}

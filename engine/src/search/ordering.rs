@@ -1,0 +1,219 @@
+//! Move ordering: the hash move first, then winning captures (MVV-LVA) and promotions,
+//! killers, quiet moves by history, and losing captures last.
+//!
+//! "Losing" is a cheap SEE stand-in that works for any piece set: a capture of a cheaper piece
+//! onto a square the opponent defends. A full exchange evaluation would have to model hopping
+//! cannons and every fairy leaper; this test catches most bad captures at a fraction of the cost.
+
+use crate::bitboard::Bitboard;
+use crate::geometry::Square;
+use crate::movegen::MoveSink;
+use crate::moves::{Move, MoveKind};
+use crate::piece::{Color, MAX_KINDS};
+use crate::position::Position;
+
+use crate::threads::ThreadData;
+
+/// A move with its ordering score.
+#[derive(Clone, Copy, Debug)]
+pub struct ScoredMove {
+    /// The move.
+    pub mv: Move,
+    /// Ordering score, higher first.
+    pub score: i32,
+}
+
+/// Collects every generated move.
+#[derive(Debug)]
+pub struct AllMoves<'a>(pub &'a mut Vec<ScoredMove>);
+
+impl MoveSink for AllMoves<'_> {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        self.0.push(ScoredMove { mv: m, score: 0 });
+    }
+}
+
+/// Collects captures and promotions only (quiescence), dropping quiet targets in bulk.
+#[derive(Debug)]
+pub struct TacticalMoves<'a> {
+    /// Squares holding enemy pieces.
+    pub enemy: Bitboard,
+    /// The output list.
+    pub list: &'a mut Vec<ScoredMove>,
+}
+
+impl MoveSink for TacticalMoves<'_> {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        let keep = match m.kind() {
+            MoveKind::Normal { to, .. } => self.enemy.contains(to),
+            MoveKind::Promotion { .. } | MoveKind::EnPassant { .. } => true,
+            MoveKind::Castle { .. } | MoveKind::Drop { .. } => false,
+        };
+        if keep {
+            self.list.push(ScoredMove { mv: m, score: 0 });
+        }
+    }
+
+    #[inline]
+    fn push_targets(&mut self, from: Square, targets: Bitboard) {
+        for to in targets & self.enemy {
+            self.list.push(ScoredMove {
+                mv: Move::normal(from, to),
+                score: 0,
+            });
+        }
+    }
+}
+
+/// Score bands.
+const HASH_MOVE: i32 = 10_000_000;
+const GOOD_CAPTURE: i32 = 2_000_000;
+const PROMOTION: i32 = 1_500_000;
+const KILLER: i32 = 1_000_000;
+const BAD_CAPTURE: i32 = -2_000_000;
+
+/// History values stay within +-`HISTORY_MAX`.
+pub const HISTORY_MAX: i32 = 16_384;
+
+/// Slots for move origins: 100 squares, then one per droppable kind.
+pub const FROM_SLOTS: usize = 100 + MAX_KINDS;
+
+/// Butterfly history, indexed by `colour * FROM_SLOTS + origin slot`, then destination.
+pub type History = Vec<[i32; 100]>;
+
+/// The history slot of a move's origin.
+#[inline]
+pub fn from_slot(m: Move) -> usize {
+    match m.kind() {
+        MoveKind::Drop { kind, .. } => 100 + kind.index(),
+        _ => m.from().map_or(0, Square::index),
+    }
+}
+
+/// The kind captured by `m`, if any (en passant captures a pawn).
+#[inline]
+pub fn captured_kind(pos: &Position, m: Move) -> Option<usize> {
+    match m.kind() {
+        MoveKind::Normal { to, .. } | MoveKind::Promotion { to, .. } => {
+            pos.board[to.index()].map(|p| p.kind().index())
+        }
+        MoveKind::EnPassant { .. } => pos.variant.pawn.map(crate::PieceKind::index),
+        MoveKind::Castle { .. } | MoveKind::Drop { .. } => None,
+    }
+}
+
+/// True for moves that are neither captures nor promotions.
+#[inline]
+pub fn is_quiet(pos: &Position, m: Move) -> bool {
+    m.promotion_kind().is_none() && captured_kind(pos, m).is_none()
+}
+
+/// True when a capture of `victim` by the piece on `from` probably loses material: the victim
+/// is worth less than the capturer and the square is defended.
+#[inline]
+pub fn losing_capture(td: &ThreadData, m: Move, victim: usize) -> bool {
+    let pos = &td.pos;
+    let Some(from) = m.from() else { return false };
+    let Some(attacker) = pos.board[from.index()] else {
+        return false;
+    };
+    let ev = &td.shared.evaluator;
+    if ev.value(victim) >= ev.value(attacker.kind().index()) {
+        return false;
+    }
+    let them: Color = !pos.side;
+    let occupied = pos.occupied().without(from);
+    pos.attackers_to(m.to(), occupied, them).any()
+}
+
+/// Scores every move of `list` for the node at `ply`.
+pub fn score_moves(td: &ThreadData, list: &mut [ScoredMove], tt_move: Option<Move>, ply: usize) {
+    let pos = &td.pos;
+    let ev = &td.shared.evaluator;
+    let side = pos.side.index();
+    let killers = td.killers[ply];
+    for sm in list.iter_mut() {
+        let m = sm.mv;
+        sm.score = if Some(m) == tt_move {
+            HASH_MOVE
+        } else if let Some(victim) = captured_kind(pos, m) {
+            let attacker = m
+                .from()
+                .and_then(|f| pos.board[f.index()])
+                .map_or(0, |p| ev.value(p.kind().index()));
+            let mvv_lva = ev.value(victim) * 16 - attacker / 16
+                + m.promotion_kind().map_or(0, |k| ev.value(k.index()));
+            if losing_capture(td, m, victim) {
+                BAD_CAPTURE + mvv_lva
+            } else {
+                GOOD_CAPTURE + mvv_lva
+            }
+        } else if let Some(k) = m.promotion_kind() {
+            PROMOTION + ev.value(k.index())
+        } else if killers[0] == Some(m) {
+            KILLER + 1
+        } else if killers[1] == Some(m) {
+            KILLER
+        } else {
+            td.history[side * FROM_SLOTS + from_slot(m)][m.to().index()]
+        };
+    }
+}
+
+/// Scores captures for quiescence: MVV-LVA only.
+pub fn score_tactical(td: &ThreadData, list: &mut [ScoredMove]) {
+    let pos = &td.pos;
+    let ev = &td.shared.evaluator;
+    for sm in list.iter_mut() {
+        let m = sm.mv;
+        let victim = captured_kind(pos, m).map_or(0, |k| ev.value(k));
+        let attacker = m
+            .from()
+            .and_then(|f| pos.board[f.index()])
+            .map_or(0, |p| ev.value(p.kind().index()));
+        sm.score =
+            victim * 16 - attacker / 16 + m.promotion_kind().map_or(0, |k| ev.value(k.index()));
+    }
+}
+
+/// Moves the best-scored remaining move to position `i` and returns it (selection sort: most
+/// nodes cut off after one or two moves, so sorting the whole list would waste time).
+#[inline]
+pub fn pick(list: &mut [ScoredMove], i: usize) -> ScoredMove {
+    let mut best = i;
+    for j in i + 1..list.len() {
+        if list[j].score > list[best].score {
+            best = j;
+        }
+    }
+    list.swap(i, best);
+    list[i]
+}
+
+/// Rewards the quiet move that caused a cutoff and penalises the quiet moves tried before it.
+pub fn update_quiet_stats(
+    td: &mut ThreadData,
+    best: Move,
+    tried: &[Option<Move>],
+    depth: i32,
+    ply: usize,
+) {
+    let side = td.pos.side.index();
+    if td.killers[ply][0] != Some(best) {
+        td.killers[ply][1] = td.killers[ply][0];
+        td.killers[ply][0] = Some(best);
+    }
+    let bonus = (depth * depth * 8).min(1600);
+    let mut apply = |m: Move, delta: i32| {
+        let h = &mut td.history[side * FROM_SLOTS + from_slot(m)][m.to().index()];
+        *h += delta - *h * delta.abs() / HISTORY_MAX;
+    };
+    apply(best, bonus);
+    for &m in tried.iter().flatten() {
+        if m != best {
+            apply(m, -bonus);
+        }
+    }
+}

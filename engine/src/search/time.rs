@@ -1,0 +1,120 @@
+//! Time management and the single stop check.
+//!
+//! [`TimeManager::check_up`] is the only place a search asks whether to stop: the caller's
+//! stop flag, the pool's internal abort flag (the main thread finished), the node limit and
+//! the hard time limit. The soft limit ([`TimeManager::should_start_iteration`]) keeps the
+//! iterative deepening from starting an iteration it will probably not finish.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::piece::Color;
+use crate::search::Limits;
+
+/// Default time for a search given no depth, node, time or clock limit.
+pub const DEFAULT_MOVETIME: Duration = Duration::from_secs(1);
+/// Default depth for a search given no depth, node, time or clock limit.
+pub const DEFAULT_DEPTH: u32 = 12;
+/// Time kept in reserve for communication per move.
+const OVERHEAD: Duration = Duration::from_millis(10);
+
+/// Stop conditions of one search.
+#[derive(Debug)]
+pub struct TimeManager {
+    start: Instant,
+    /// Do not start a new iteration after this.
+    soft: Option<Duration>,
+    /// Abort the search after this.
+    hard: Option<Duration>,
+    nodes: Option<u64>,
+}
+
+impl TimeManager {
+    /// Derives the budget from `limits` for `side` to move.
+    pub fn new(limits: &Limits, side: Color, start: Instant) -> Self {
+        let mut soft = None;
+        let mut hard = None;
+        if limits.infinite {
+            return Self {
+                start,
+                soft,
+                hard,
+                nodes: limits.nodes,
+            };
+        }
+        if let Some(mt) = limits.movetime {
+            soft = Some(mt);
+            hard = Some(mt);
+        }
+        if let Some(clock) = &limits.clock {
+            let (time, inc) = match side {
+                Color::White => (clock.wtime, clock.winc),
+                Color::Black => (clock.btime, clock.binc),
+            };
+            let left = time.saturating_sub(OVERHEAD);
+            let mtg = clock.movestogo.unwrap_or(30).clamp(1, 50);
+            // Spend an even share of the remaining time plus most of the increment; allow up to
+            // five times that for a hard iteration, never more than 40% of what is left
+            // (or all but the overhead with one move to go).
+            let share = left / mtg + inc.mul_f64(0.75);
+            let cap = if mtg == 1 { left } else { left.mul_f64(0.4) };
+            let optimum = share.min(cap);
+            let maximum = (optimum * 5).min(cap);
+            soft = Some(
+                soft.map_or(optimum, |s: Duration| s.min(optimum))
+                    .mul_f64(0.6),
+            );
+            hard = Some(hard.map_or(maximum, |h: Duration| h.min(maximum)));
+        }
+        if limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.movetime.is_none()
+            && limits.clock.is_none()
+        {
+            soft = Some(DEFAULT_MOVETIME);
+            hard = Some(DEFAULT_MOVETIME);
+        }
+        Self {
+            start,
+            soft,
+            hard,
+            nodes: limits.nodes,
+        }
+    }
+
+    /// Time since the search started.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// True when a new iteration may start.
+    pub fn should_start_iteration(&self) -> bool {
+        self.soft.is_none_or(|s| self.elapsed() < s)
+    }
+
+    /// True when the search has a node limit.
+    #[inline]
+    pub fn has_node_limit(&self) -> bool {
+        self.nodes.is_some()
+    }
+
+    /// True when the node budget is used up.
+    #[inline]
+    pub fn nodes_exhausted(&self, nodes: u64) -> bool {
+        self.nodes.is_some_and(|n| nodes >= n)
+    }
+
+    /// The single stop check: returns true when the search must stop now.
+    #[inline]
+    pub fn check_up(&self, stop: &AtomicBool, abort: &AtomicBool, nodes: u64) -> bool {
+        stop.load(Ordering::Relaxed)
+            || abort.load(Ordering::Relaxed)
+            || self.nodes_exhausted(nodes)
+            || self.hard.is_some_and(|h| self.elapsed() >= h)
+    }
+
+    /// True when the search has a time limit (used for the stop reason).
+    pub fn timed(&self) -> bool {
+        self.hard.is_some()
+    }
+}

@@ -1,0 +1,190 @@
+//! Per-thread search state and the Lazy SMP thread runner.
+//!
+//! Every thread of a search owns a [`ThreadData`] (its own position copy, killers, history and
+//! PV table) and shares one [`Shared`] (transposition table, evaluator, limits, stop flags, node
+//! counter). Helper threads run inside [`std::thread::scope`], so they borrow the shared state
+//! and are joined before the search returns; nothing is global.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::eval::Evaluator;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::search::Features;
+use crate::search::ordering::{History, ScoredMove};
+use crate::search::time::TimeManager;
+use crate::tt::TranspositionTable;
+
+/// Deepest ply a search reaches (the PV table and per-ply stacks have this many rows).
+pub const MAX_PLY: usize = 128;
+
+/// Node counts are flushed to the shared counter in batches of this size, so threads do not
+/// fight over one cache line; the stop check runs at the same rate.
+const NODE_BATCH: u64 = 1024;
+
+/// Stack size for helper threads: the search recurses up to `MAX_PLY` twice (main search and
+/// quiescence), so be generous.
+const HELPER_STACK: usize = 16 << 20;
+
+/// State shared by all threads of one search.
+#[derive(Debug)]
+pub struct Shared<'a> {
+    /// The transposition table.
+    pub tt: &'a TranspositionTable,
+    /// Evaluation tables for the variant.
+    pub evaluator: Evaluator,
+    /// Stop conditions.
+    pub time: TimeManager,
+    /// The caller's stop flag.
+    pub stop: &'a AtomicBool,
+    /// Set by the main thread when it is done, to stop the helpers.
+    pub abort: AtomicBool,
+    /// Nodes searched by all threads (flushed in batches).
+    pub nodes: AtomicU64,
+    /// Search features in use.
+    pub features: Features,
+}
+
+/// One root move and what the last search of it found.
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    /// The move.
+    pub mv: Move,
+    /// Score of the current iteration (`-INF` when it failed low).
+    pub score: i32,
+    /// Score of the last completed iteration.
+    pub prev_score: i32,
+    /// Principal variation starting with `mv`.
+    pub pv: Vec<Move>,
+    /// Selective depth reached.
+    pub seldepth: usize,
+}
+
+/// Per-thread search state. Aligned to a cache line so threads' hot fields never share one.
+#[repr(align(64))]
+#[derive(Debug)]
+pub struct ThreadData<'a> {
+    /// Thread index; 0 is the main thread.
+    pub id: usize,
+    /// This thread's copy of the position.
+    pub pos: Position,
+    /// The shared state.
+    pub shared: &'a Shared<'a>,
+    /// Nodes this thread searched.
+    pub nodes: u64,
+    unflushed: u64,
+    /// Deepest ply reached in the current iteration.
+    pub seldepth: usize,
+    /// Set once the search must unwind.
+    pub stopped: bool,
+    /// Two killer moves per ply.
+    pub killers: Vec<[Option<Move>; 2]>,
+    /// Butterfly history.
+    pub history: History,
+    /// Triangular PV table.
+    pub pv: Vec<[Option<Move>; MAX_PLY]>,
+    /// PV length per ply.
+    pub pv_len: [usize; MAX_PLY],
+    /// Static evaluation per ply (for the "improving" heuristic).
+    pub eval_stack: [i32; MAX_PLY],
+    /// Reusable move lists, one per ply.
+    pub lists: Vec<Vec<ScoredMove>>,
+    /// Root moves, best first.
+    pub root_moves: Vec<RootMove>,
+    /// Depth of the iteration being searched.
+    pub root_depth: i32,
+    /// Depth of the last completed iteration.
+    pub completed_depth: u32,
+}
+
+impl<'a> ThreadData<'a> {
+    /// Fresh state for thread `id` searching `pos`.
+    pub fn new(
+        id: usize,
+        pos: Position,
+        shared: &'a Shared<'a>,
+        root_moves: Vec<RootMove>,
+    ) -> Self {
+        Self {
+            id,
+            pos,
+            shared,
+            nodes: 0,
+            unflushed: 0,
+            seldepth: 0,
+            stopped: false,
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: vec![[0; 100]; 2 * crate::search::ordering::FROM_SLOTS],
+            pv: vec![[None; MAX_PLY]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY],
+            eval_stack: [0; MAX_PLY],
+            lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
+            root_moves,
+            root_depth: 0,
+            completed_depth: 0,
+        }
+    }
+
+    /// Counts a node; returns true when the search must stop. The flags and the clock are
+    /// consulted once per batch; a node limit is checked exactly, so single-threaded
+    /// node-limited searches are deterministic.
+    #[inline]
+    pub fn count_node(&mut self) -> bool {
+        self.nodes += 1;
+        self.unflushed += 1;
+        let sh = self.shared;
+        if self.unflushed >= NODE_BATCH {
+            let total = sh.nodes.fetch_add(self.unflushed, Ordering::Relaxed) + self.unflushed;
+            self.unflushed = 0;
+            if sh.time.check_up(sh.stop, &sh.abort, total) {
+                self.stopped = true;
+            }
+        } else if sh.time.has_node_limit()
+            && sh
+                .time
+                .nodes_exhausted(sh.nodes.load(Ordering::Relaxed) + self.unflushed)
+        {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// Nodes counted but not yet added to the shared counter.
+    pub fn nodes_unflushed(&self) -> u64 {
+        self.unflushed
+    }
+
+    /// Flushes the unflushed node count.
+    pub fn flush_nodes(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+    }
+}
+
+/// Runs `main` on the calling thread and `helper(id)` for ids `1..threads` on scoped helper
+/// threads; when `main` returns, sets `abort` so the helpers unwind, joins them and returns
+/// `main`'s result. A helper that cannot be spawned is skipped (the search still works).
+pub fn run_lazy_smp<R>(
+    threads: usize,
+    abort: &AtomicBool,
+    main: impl FnOnce() -> R,
+    helper: impl Fn(usize) + Sync,
+) -> R {
+    std::thread::scope(|s| {
+        let helper = &helper;
+        for id in 1..threads {
+            let spawned = std::thread::Builder::new()
+                .name(format!("search-helper-{id}"))
+                .stack_size(HELPER_STACK)
+                .spawn_scoped(s, move || helper(id));
+            if spawned.is_err() {
+                break;
+            }
+        }
+        let result = main();
+        abort.store(true, Ordering::Relaxed);
+        result
+    })
+}

@@ -1,0 +1,320 @@
+//! The shared, lock-free transposition table.
+//!
+//! Every search thread reads and writes the same table without locks. A bucket is one cache
+//! line of eight `AtomicU64`: four entries of `(key ^ data, data)`. A reader accepts an entry
+//! only when `stored_key ^ data == key`, so an entry torn by two racing writers (key word from
+//! one, data word from the other) fails verification and reads as a miss instead of corrupting
+//! the search (Hyatt's lockless xor trick). `Relaxed` ordering suffices for that reason.
+//!
+//! Replacement is depth-preferred with aging: a store overwrites the entry with the same key,
+//! else the entry whose `depth - 4 * age` is lowest, where `age` counts searches since the entry
+//! was written.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::geometry::Square;
+use crate::moves::{Move, MoveKind};
+use crate::piece::PieceKind;
+
+/// Entries per bucket.
+const WAYS: usize = 4;
+
+/// One cache line: `WAYS` entries of (key ^ data, data).
+#[repr(align(64))]
+#[derive(Default)]
+struct Bucket([AtomicU64; 2 * WAYS]);
+
+const _: () = assert!(size_of::<Bucket>() == 64);
+
+/// How a stored score relates to the true value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Bound {
+    /// The true value is at most the score (fail low).
+    Upper = 1,
+    /// The true value is at least the score (fail high).
+    Lower = 2,
+    /// The exact value.
+    Exact = 3,
+}
+
+/// A decoded table entry.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// Best or refuting move, if one was found.
+    pub mv: Option<Move>,
+    /// Score, mate scores relative to the node (see [`score_to_tt`]).
+    pub score: i32,
+    /// Draft the score was searched to.
+    pub depth: i32,
+    /// Bound type.
+    pub bound: Bound,
+}
+
+// Data word layout: move 21 bits | score 16 | depth 8 | bound 2 | generation 8.
+const MOVE_BITS: u32 = 21;
+const SCORE_SHIFT: u32 = 21;
+const DEPTH_SHIFT: u32 = 37;
+const BOUND_SHIFT: u32 = 45;
+const GEN_SHIFT: u32 = 47;
+
+/// Packs a move into 21 bits (0 = none). `Move` keeps its bits private, so the table encodes
+/// the readable view and rebuilds the move through the public constructors.
+fn encode_move(m: Option<Move>) -> u64 {
+    let Some(m) = m else { return 0 };
+    let (ty, from, to, kind) = match m.kind() {
+        MoveKind::Normal { from, to } => (1, from.index(), to.index(), 0),
+        MoveKind::Promotion { from, to, kind } => (2, from.index(), to.index(), kind.index()),
+        MoveKind::EnPassant { from, to } => (3, from.index(), to.index(), 0),
+        MoveKind::Castle { from, to } => (4, from.index(), to.index(), 0),
+        MoveKind::Drop {
+            kind,
+            to,
+            relocation,
+        } => (
+            5,
+            relocation.map_or(127, Square::index),
+            to.index(),
+            kind.index(),
+        ),
+    };
+    (ty as u64) | (from as u64) << 3 | (to as u64) << 10 | (kind as u64) << 17
+}
+
+fn decode_move(bits: u64) -> Option<Move> {
+    let ty = bits & 7;
+    let from = (bits >> 3 & 127) as u8;
+    let to = (bits >> 10 & 127) as u8;
+    let kind = PieceKind((bits >> 17 & 15) as u8);
+    if usize::from(to) >= crate::geometry::SQUARE_COUNT {
+        return None;
+    }
+    let sq = |i: u8| (usize::from(i) < crate::geometry::SQUARE_COUNT).then(|| Square::new(i));
+    let to = Square::new(to);
+    match ty {
+        1 => Some(Move::normal(sq(from)?, to)),
+        2 => Some(Move::promotion(sq(from)?, to, kind)),
+        3 => Some(Move::en_passant(sq(from)?, to)),
+        4 => Some(Move::castle(sq(from)?, to)),
+        5 => Some(Move::drop(kind, to, sq(from))),
+        _ => None,
+    }
+}
+
+/// The transposition table, shared by all threads of a search (and kept between searches of
+/// one [`SearchPool`](crate::search::SearchPool)).
+pub struct TranspositionTable {
+    buckets: Vec<Bucket>,
+    generation: AtomicU64,
+}
+
+impl std::fmt::Debug for TranspositionTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TranspositionTable")
+            .field("buckets", &self.buckets.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TranspositionTable {
+    /// A table of about `mb` MiB (at least one bucket).
+    pub fn new(mb: usize) -> Self {
+        let n = (mb.saturating_mul(1 << 20) / size_of::<Bucket>()).max(1);
+        let buckets = std::iter::repeat_with(Bucket::default).take(n).collect();
+        Self {
+            buckets,
+            generation: AtomicU64::new(0),
+        }
+    }
+
+    /// Empties the table.
+    pub fn clear(&self) {
+        for b in &self.buckets {
+            for w in &b.0 {
+                w.store(0, Ordering::Relaxed);
+            }
+        }
+        self.generation.store(0, Ordering::Relaxed);
+    }
+
+    /// Starts a new search: older entries age.
+    pub fn new_search(&self) {
+        self.generation.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed) & 0xff
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> &Bucket {
+        // Multiply-shift maps the key onto any table size without a power-of-two constraint.
+        let i = ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[i]
+    }
+
+    /// Looks `key` up.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let b = self.bucket(key);
+        for way in 0..WAYS {
+            let k = b.0[2 * way].load(Ordering::Relaxed);
+            let d = b.0[2 * way + 1].load(Ordering::Relaxed);
+            if d != 0 && k ^ d == key {
+                let bound = match d >> BOUND_SHIFT & 3 {
+                    1 => Bound::Upper,
+                    2 => Bound::Lower,
+                    3 => Bound::Exact,
+                    _ => continue,
+                };
+                return Some(Entry {
+                    mv: decode_move(d & ((1 << MOVE_BITS) - 1)),
+                    score: i32::from((d >> SCORE_SHIFT) as u16 as i16),
+                    depth: i32::from((d >> DEPTH_SHIFT) as u8),
+                    bound,
+                });
+            }
+        }
+        None
+    }
+
+    /// Stores a result for `key`.
+    #[inline]
+    pub fn store(&self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
+        let b = self.bucket(key);
+        let generation = self.generation();
+        let mut victim = 0;
+        let mut victim_worth = i64::MAX;
+        for way in 0..WAYS {
+            let k = b.0[2 * way].load(Ordering::Relaxed);
+            let d = b.0[2 * way + 1].load(Ordering::Relaxed);
+            if d == 0 {
+                victim = way;
+                break;
+            }
+            if k ^ d == key {
+                // Same position: keep the older move when this search found none, and keep a
+                // much deeper result from this search over a shallow one.
+                let old_depth = (d >> DEPTH_SHIFT & 0xff) as i32;
+                let old_gen = d >> GEN_SHIFT & 0xff;
+                if bound != Bound::Exact && old_gen == generation && old_depth > depth + 2 {
+                    return;
+                }
+                let mv = mv.or_else(|| decode_move(d & ((1 << MOVE_BITS) - 1)));
+                Self::write(b, way, key, mv, score, depth, bound, generation);
+                return;
+            }
+            let old_depth = (d >> DEPTH_SHIFT & 0xff) as i64;
+            let age = (generation.wrapping_sub(d >> GEN_SHIFT) & 0xff) as i64;
+            let worth = old_depth - 4 * age;
+            if worth < victim_worth {
+                victim_worth = worth;
+                victim = way;
+            }
+        }
+        Self::write(b, victim, key, mv, score, depth, bound, generation);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn write(
+        b: &Bucket,
+        way: usize,
+        key: u64,
+        mv: Option<Move>,
+        score: i32,
+        depth: i32,
+        bound: Bound,
+        generation: u64,
+    ) {
+        let data = encode_move(mv)
+            | u64::from(score.clamp(-32767, 32767) as i16 as u16) << SCORE_SHIFT
+            | (depth.clamp(0, 255) as u64) << DEPTH_SHIFT
+            | (bound as u64) << BOUND_SHIFT
+            | generation << GEN_SHIFT;
+        b.0[2 * way].store(key ^ data, Ordering::Relaxed);
+        b.0[2 * way + 1].store(data, Ordering::Relaxed);
+    }
+
+    /// Permille of sampled entries written by the current search.
+    pub fn hashfull(&self) -> u32 {
+        let generation = self.generation();
+        let sample = self.buckets.len().min(250);
+        let mut used = 0;
+        for b in &self.buckets[..sample] {
+            for way in 0..WAYS {
+                let d = b.0[2 * way + 1].load(Ordering::Relaxed);
+                if d != 0 && d >> GEN_SHIFT & 0xff == generation {
+                    used += 1;
+                }
+            }
+        }
+        (used * 1000 / (sample * WAYS).max(1)) as u32
+    }
+}
+
+/// Converts a score at `ply` from the root into the node-relative form stored in the table, so
+/// a mate found through a transposition keeps the right distance.
+#[inline]
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    use crate::search::MATE_BOUND;
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// Inverse of [`score_to_tt`].
+#[inline]
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    use crate::search::MATE_BOUND;
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn moves_survive_encoding() {
+        let k = PieceKind(5);
+        for m in [
+            Move::normal(sq("a1"), sq("j10")),
+            Move::promotion(sq("h9"), sq("h10"), k),
+            Move::en_passant(sq("e5"), sq("d6")),
+            Move::castle(sq("f2"), sq("h2")),
+            Move::drop(k, sq("e4"), None),
+            Move::drop(k, sq("e3"), Some(sq("c2"))),
+        ] {
+            assert_eq!(decode_move(encode_move(Some(m))), Some(m));
+        }
+        assert_eq!(decode_move(encode_move(None)), None);
+    }
+
+    #[test]
+    fn store_and_probe_round_trip() {
+        let tt = TranspositionTable::new(1);
+        let m = Move::normal(sq("e2"), sq("e4"));
+        tt.store(0xdead_beef, Some(m), -123, 7, Bound::Lower);
+        let e = tt.probe(0xdead_beef).unwrap();
+        assert_eq!(
+            (e.mv, e.score, e.depth, e.bound),
+            (Some(m), -123, 7, Bound::Lower)
+        );
+        assert!(tt.probe(0xdead_bee0).is_none());
+        tt.clear();
+        assert!(tt.probe(0xdead_beef).is_none());
+    }
+}
