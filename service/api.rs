@@ -178,11 +178,12 @@ impl GameEngine for GameEngineService {
         Ok(Response::new(response))
     }
 
+    // Same span as every RPC, so that Echo is a fair floor for LegalMoves in load benchmarks.
+    #[tracing::instrument(skip_all, fields(rpc = "Echo"))]
     async fn echo(
         &self,
         request: Request<pb::EchoRequest>,
     ) -> Result<Response<pb::EchoResponse>, Status> {
-        // No span or logging: Echo is the benchmark's floor and must stay as cheap as possible.
         let pb::EchoRequest { payload } = request.into_inner();
         Ok(Response::new(pb::EchoResponse { payload }))
     }

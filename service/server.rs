@@ -1,8 +1,8 @@
 //! Assembles and runs the tonic server: `GameEngine`, `grpc.health.v1` and reflection (v1 and
 //! v1alpha, restricted to our services), with explicit message-size limits.
 //!
-//! Extension points: tower middleware goes into [`middleware`] (the OpenTelemetry layer of a
-//! later issue belongs there) and TLS into [`builder`] (`Server::builder().tls_config(..)`).
+//! Extension points: tower middleware goes into `middleware()` (the OpenTelemetry layer of a
+//! later issue belongs there) and TLS into `builder()` (`Server::builder().tls_config(..)`).
 
 use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
 
