@@ -81,20 +81,7 @@ impl GameEngine for GameEngineService {
     ) -> Result<Response<pb::ApplyMoveResponse>, Status> {
         let pb::ApplyMoveRequest { position, r#move } = request.into_inner();
         let mut game = self.game(position)?;
-        if game.moves.len() >= self.caps.max_moves {
-            return Err(crate::error::ServiceError::TooManyMoves {
-                count: game.moves.len() + 1,
-                max: self.caps.max_moves,
-            }
-            .into());
-        }
-        let m = game
-            .position
-            .parse_move(&r#move)
-            .map_err(crate::error::ServiceError::from)?;
-        let description = game.position.describe(m);
-        game.moves.push(description.uci.clone());
-        game.position.play(m);
+        let description = game.play(&self.caps, &r#move)?;
         Ok(Response::new(pb::ApplyMoveResponse {
             position: Some(game.to_proto()),
             fen: game.position.fen(),

@@ -122,6 +122,24 @@ impl Game {
         })
     }
 
+    /// Plays one more move (UCI-style text or SAN) and records its normalised text.
+    ///
+    /// # Errors
+    /// The move is unparsable or illegal, or the moves list would exceed the cap.
+    pub fn play(&mut self, caps: &Caps, text: &str) -> ServiceResult<MoveDescription> {
+        if self.moves.len() >= caps.max_moves {
+            return Err(ServiceError::TooManyMoves {
+                count: self.moves.len() + 1,
+                max: caps.max_moves,
+            });
+        }
+        let m = self.position.parse_move(text)?;
+        let description = self.position.describe(m);
+        self.moves.push(description.uci.clone());
+        self.position.play(m);
+        Ok(description)
+    }
+
     /// The position as a message: canonical variant name, start FEN as sent, normalised moves.
     pub fn to_proto(&self) -> pb::Position {
         pb::Position {

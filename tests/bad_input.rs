@@ -262,3 +262,22 @@ async fn an_oversized_request_is_rejected() {
     assert!(status.message().contains("4096"), "{status:?}");
     assert_still_serving(&mut s.client).await;
 }
+
+#[tokio::test]
+async fn apply_move_beyond_the_moves_cap_is_invalid_argument() {
+    let mut s = start_with(Config {
+        max_moves: 4,
+        ..Config::default()
+    })
+    .await;
+    let status = s
+        .client
+        .apply_move(pb::ApplyMoveRequest {
+            position: Some(position("chess", "", &["g1f3", "g8f6", "f3g1", "f6g8"])),
+            r#move: "e2e4".into(),
+        })
+        .await
+        .expect_err("a fifth move exceeds the cap");
+    assert_status(&status, Code::InvalidArgument, &["5 moves", "maximum 4"]);
+    assert_still_serving(&mut s.client).await;
+}
