@@ -551,7 +551,10 @@ fn decima_is_in_the_registry_and_speaks_every_notation() {
     // Both kings reach e3, so SAN names the file, and reads back.
     let king_move = pos.parse_move("e2e3").unwrap();
     assert_eq!(pos.san(king_move), "Kee3");
-    assert_eq!(pos.parse_move("Kfe3").unwrap(), pos.parse_move("f2e3").unwrap());
+    assert_eq!(
+        pos.parse_move("Kfe3").unwrap(),
+        pos.parse_move("f2e3").unwrap()
+    );
     pos.play(m);
     let m = pos.parse_move("a9c8").unwrap();
     assert_eq!(pos.san(m), "Nc8");
@@ -661,6 +664,22 @@ fn perft_by_hand_last_unit_suicide() {
     // 17 * 4 = 68.
     let f = fen("Rc5 nc1", 'w');
     assert_eq!(consistent_perft(&f, 2), [18, 68]);
+}
+
+#[test]
+fn perft_by_hand_suicide_capture_empties_the_square() {
+    // White: Ra5, Kj2. Black: na1 (9 points on rank 1, not 10: no check), pb2, kj9.
+    // Ply 1: rook a6..a10 (5), a4 a3 a2 (3), a5xa1 (a suicide, legal: White keeps its king)
+    // (1), b5..j5 (9) = 18; king j2 -> j1 j3 i1 i2 i3 (5). Total 23.
+    // Ply 2, Black's replies. Normally: knight a1 -> b3 c2 (2), pawn b2 -> b1 promoting to
+    // any of the six lost D O S A M Q (6; a1 is its own knight, c1 is empty), king j9 -> i8
+    // j8 i9 i10 j10 (5) = 13; no white move but one changes that (the rook on a2 is beside
+    // the pawn, not in front of it or diagonally ahead). 22 * 13 = 286.
+    // After a5xa1 the rook has gone with the knight, so a1 is empty and the pawn cannot
+    // capture there: pawn 6 + king 5 = 11 (had the rook stayed, b2xa1 would add 6).
+    // 286 + 11 = 297.
+    let f = fen("Ra5 Kj2 na1 pb2 kj9", 'w');
+    assert_eq!(consistent_perft(&f, 2), [23, 297]);
 }
 
 #[test]
