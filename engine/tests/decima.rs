@@ -10,9 +10,10 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
+use variant_engine::variant::builtin;
 use variant_engine::{
-    Color, GameStatus, Move, Position, Registry, Role, Square, Termination, Variant, divide, perft,
-    perft_copy_make,
+    Color, GameStatus, Move, MoveKind, Position, Registry, Role, RuleSet, Square, Termination,
+    Variant, divide, perft, perft_copy_make,
 };
 
 fn decima() -> Arc<Variant> {
@@ -741,8 +742,110 @@ fn playout_starts() -> Vec<String> {
     starts
 }
 
+/// Decima's pieces, board and pawns under [`RuleSet::Standard`]: with no royal piece, its
+/// legal moves are Decima's moves before any Decima rule, and its make-move never removes a
+/// capturer. The oracle below re-applies the rule book to it, independently of the engine's
+/// `RuleSet::Decima` code.
+fn unruled_twin() -> Arc<Variant> {
+    let mut spec = builtin::decima();
+    spec.name = "decima-unruled".into();
+    spec.rules = RuleSet::Standard;
+    spec.validate().unwrap()
+}
+
+fn same_board(twin: &Arc<Variant>, pos: &Position) -> Position {
+    Position::from_fen(twin.clone(), &pos.fen()).unwrap()
+}
+
+/// The square rank (0-based) of the enemy's tenth rank, where `mover`'s captures are suicides.
+fn enemy_tenth_rank(mover: Color) -> u8 {
+    match mover {
+        Color::White => 0,
+        Color::Black => 9,
+    }
+}
+
+/// The result at the start of the turn and the legal moves, straight from RULES.md §2,
+/// computed on the twin.
+fn oracle(twin: &Arc<Variant>, pos: &Position) -> (Option<GameStatus>, Vec<Move>) {
+    let us = pos.side_to_move();
+    let units = |c: Color| pos.pieces_by_color(c).count();
+    let decided = if units(us) == 0 {
+        Some(won(!us, Termination::LastUnitCaptured))
+    } else if score_from_scratch(pos, us) >= 10 {
+        Some(won(us, Termination::TenPoints))
+    } else if units(!us) == 0 {
+        Some(won(us, Termination::LastUnitCaptured))
+    } else {
+        None
+    };
+    if decided.is_some() {
+        return (decided, Vec::new());
+    }
+    let their_score = score_from_scratch(pos, !us);
+    let plain = same_board(twin, pos);
+    let moves: Vec<Move> = plain
+        .legal_moves()
+        .into_iter()
+        .filter(|&m| {
+            let (suicide, points) = match m.kind() {
+                MoveKind::Normal { to, .. } => pos.piece_at(to).map_or((false, 0), |victim| {
+                    (
+                        to.rank() == enemy_tenth_rank(us),
+                        u32::from(pos.variant().piece(victim.kind()).points),
+                    )
+                }),
+                _ => (false, 0),
+            };
+            let relieves = suicide && their_score - points <= 9;
+            let last_unit_ok = !suicide || units(us) > 1 || units(!us) == 1;
+            (their_score < 10 || relieves) && last_unit_ok
+        })
+        .collect();
+    let status = moves.is_empty().then(|| {
+        if their_score >= 10 {
+            won(!us, Termination::CheckUnanswered)
+        } else {
+            GameStatus::Finished {
+                winner: None,
+                reason: Termination::Stalemate,
+            }
+        }
+    });
+    (status, moves)
+}
+
+/// Plays `m` on the twin and removes the capturer when the rule book says so: the board
+/// Decima must reach.
+fn oracle_after(twin: &Arc<Variant>, pos: &Position, m: Move) -> Vec<Option<char>> {
+    let mut plain = same_board(twin, pos);
+    let suicide = match m.kind() {
+        MoveKind::Normal { to, .. } => {
+            pos.piece_at(to).is_some() && to.rank() == enemy_tenth_rank(pos.side_to_move())
+        }
+        _ => false,
+    };
+    plain.play(m);
+    let mut board = board_letters(&plain);
+    if suicide {
+        board[usize::from(m.to().rank()) * 10 + usize::from(m.to().file())] = None;
+    }
+    board
+}
+
+/// The board as FEN letters, rank 1 first.
+fn board_letters(pos: &Position) -> Vec<Option<char>> {
+    (0..10)
+        .flat_map(|rank| (0..10).map(move |file| (file, rank)))
+        .map(|(file, rank)| {
+            let square = Square::from_coords(file, rank).unwrap();
+            letter_at(pos, &square.to_string())
+        })
+        .collect()
+}
+
 /// Checks every invariant in `pos`; returns false when the game is over.
-fn check_invariants(pos: &mut Position) -> bool {
+fn check_invariants(twin: &Arc<Variant>, pos: &mut Position) -> bool {
     let fen = pos.fen();
     // Hash and FEN.
     assert_eq!(pos.hash(), pos.compute_hash(), "{fen}");
@@ -757,6 +860,15 @@ fn check_invariants(pos: &mut Position) -> bool {
     let status = pos.status();
     let legal = pos.legal_moves();
     assert_eq!(legal.len() as u64, pos.count_legal_moves(), "{fen}");
+    // The same moves and turn-start result as the rule book applied to the unruled twin.
+    let (expected_status, mut expected) = oracle(twin, pos);
+    let mut sorted = legal.clone();
+    sorted.sort_by_key(|&m| pos.uci(m));
+    expected.sort_by_key(|&m| pos.uci(m));
+    assert_eq!(sorted, expected, "legal moves of {fen}");
+    if let Some(expected_status) = expected_status {
+        assert_eq!(status, expected_status, "{fen}");
+    }
     // Status consistent with the board.
     assert_eq!(
         pos.in_check(),
@@ -811,7 +923,13 @@ fn check_invariants(pos: &mut Position) -> bool {
         let text = pos.uci(m);
         assert_eq!(pos.parse_move(&text).unwrap(), m, "{text} in {fen}");
         // Make/unmake restores the position and hash exactly.
+        let expected_board = oracle_after(twin, pos, m);
         pos.play(m);
+        assert_eq!(
+            board_letters(pos),
+            expected_board,
+            "board after {text} in {fen}"
+        );
         assert_eq!(pos.hash(), pos.compute_hash(), "{text} in {fen}");
         let units_after = pos.pieces_by_color(us).count();
         let enemy_after = pos.pieces_by_color(!us).count();
@@ -833,9 +951,10 @@ proptest! {
         choices in proptest::collection::vec(any::<u16>(), 1..80),
     ) {
         let starts = playout_starts();
+        let twin = unruled_twin();
         let mut pos = position(&starts[start % starts.len()]);
         for choice in choices {
-            if !check_invariants(&mut pos) {
+            if !check_invariants(&twin, &mut pos) {
                 break;
             }
             let legal = pos.legal_moves();
@@ -852,9 +971,10 @@ proptest! {
         choices in proptest::collection::vec(any::<u16>(), 1..120),
     ) {
         let starts = playout_starts();
+        let twin = unruled_twin();
         let mut pos = position(&starts[start % starts.len()]);
         for choice in choices {
-            if !check_invariants(&mut pos) {
+            if !check_invariants(&twin, &mut pos) {
                 break;
             }
             let legal = pos.legal_moves();
