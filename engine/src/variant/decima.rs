@@ -23,6 +23,10 @@ pub(crate) const WINNING_SCORE: u32 = 10;
 /// The result decided at the start of the turn, in the order RULES.md §2 gives: the side to
 /// move has no units (loss), its own score is 10+ (win), the opponent has no units (win; only
 /// in a hand-made FEN). "Check" with no answer and stalemate are found from the moves.
+///
+/// In play the ten-point win is reached only through a hand-made FEN too: a move that reaches
+/// ten points leaves the opponent either a relieving capture (every legal move is one) or no
+/// move at all, which ends the game as [`Termination::CheckUnanswered`] first.
 #[inline(never)]
 pub(crate) fn status_before_moves(pos: &Position) -> Option<GameStatus> {
     let us = pos.side_to_move();
