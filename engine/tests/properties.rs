@@ -67,7 +67,11 @@ fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
         assert_eq!(described.iter().map(|(m, _)| *m).collect::<Vec<_>>(), moves);
         for (m, d) in described {
             let san = pos.san(m);
-            assert_eq!(d, pos.describe(m), "batch and single descriptions differ at {fen}");
+            assert_eq!(
+                d,
+                pos.describe(m),
+                "batch and single descriptions differ at {fen}"
+            );
             assert_eq!(d.san, san);
             assert_eq!(d.uci, pos.uci(m));
             assert_eq!(d.capture, pos.is_capture(m));

@@ -20,7 +20,12 @@ fn position(variant: &str, fen: &str) -> Position {
 /// Decima and Orphic rows are added here when those variants land.
 const MATES: &[(&str, &str, i32, Option<&str>)] = &[
     // Back-rank mate: Ra8#.
-    ("chess", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1, Some("a1a8")),
+    (
+        "chess",
+        "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+        1,
+        Some("a1a8"),
+    ),
 ];
 
 #[test]
