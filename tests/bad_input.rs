@@ -108,7 +108,7 @@ async fn unparsable_move_is_invalid_argument_naming_the_text() {
         })
         .await
         .expect_err("unparsable");
-    assert_status(&status, Code::InvalidArgument, &["zz9!"]);
+    assert_status(&status, Code::InvalidArgument, &["unparsable", "zz9!"]);
     let status = s
         .client
         .apply_move(pb::ApplyMoveRequest {

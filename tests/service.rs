@@ -199,6 +199,24 @@ const FINISHED_GAMES: &[FinishedGame] = &[
         result: pb::GameResult::Draw,
         reason: pb::Termination::ThreefoldRepetition,
     },
+    // Decima: Nb8-a10 brings White to 9 + 1 (queen b10) = 10 points; Black cannot capture on
+    // rank 10 to answer the "check" and loses.
+    FinishedGame {
+        variant: "decima",
+        fen: "1Q8/10/1N8/10/10/4k5/10/10/10/10 w - - 0 1",
+        moves: &["b8a10"],
+        result: pb::GameResult::WhiteWins,
+        reason: pb::Termination::DecimaCheckUnanswered,
+    },
+    // Decima: White starts its turn with 10 points on its tenth rank (hand-made position; in
+    // play the opponent's unanswered "check" ends the game first).
+    FinishedGame {
+        variant: "decima",
+        fen: "NQ8/10/10/10/10/4k5/10/10/10/10 w - - 0 1",
+        moves: &[],
+        result: pb::GameResult::WhiteWins,
+        reason: pb::Termination::DecimaTenPoints,
+    },
 ];
 
 #[tokio::test]
