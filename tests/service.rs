@@ -443,25 +443,17 @@ async fn overload_is_resource_exhausted_with_a_retry_hint() {
     running.abort();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancelled_request_stops_its_search_and_frees_the_slot() {
-    let mut s = start_with(one_slot_no_queue()).await;
-    let mut busy_client = s.client.clone();
-    let running = tokio::spawn(async move { busy_client.best_move(long_search()).await });
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    // Client-side cancellation: dropping the call resets the HTTP/2 stream.
-    running.abort();
-    // The 30 s search must stop; the slot frees up well before it would have ended.
-    let answered = tokio::time::timeout(Duration::from_secs(10), async {
+/// Retries a quick search until the only slot is free again (10 s at most).
+async fn wait_for_free_slot(
+    client: &mut pb::game_engine_client::GameEngineClient<tonic::transport::Channel>,
+) -> pb::BestMoveResponse {
+    tokio::time::timeout(Duration::from_secs(10), async {
         loop {
-            match s
-                .client
-                .best_move(pb::BestMoveRequest {
-                    position: start_of("chess"),
-                    limits: depth(1),
-                })
-                .await
-            {
+            let quick = pb::BestMoveRequest {
+                position: start_of("chess"),
+                limits: depth(1),
+            };
+            match client.best_move(quick).await {
                 Ok(r) => break r.into_inner(),
                 Err(status) => {
                     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
@@ -471,8 +463,60 @@ async fn a_cancelled_request_stops_its_search_and_frees_the_slot() {
         }
     })
     .await
-    .expect("slot freed after cancellation");
-    assert!(answered.r#move.is_some());
+    .expect("the slot is freed long before the 30 s search would end")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_request_stops_its_search_and_frees_the_slot() {
+    let mut s = start_with(one_slot_no_queue()).await;
+    let mut busy_client = s.client.clone();
+    let running = tokio::spawn(async move { busy_client.best_move(long_search()).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Client-side cancellation: dropping the call resets the HTTP/2 stream.
+    running.abort();
+    assert!(wait_for_free_slot(&mut s.client).await.r#move.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_an_analyze_stream_stops_its_search() {
+    let mut s = start_with(one_slot_no_queue()).await;
+    let pb::BestMoveRequest { position, limits } = long_search();
+    let mut stream = s
+        .client
+        .analyze(pb::AnalyzeRequest { position, limits })
+        .await
+        .expect("analyze")
+        .into_inner();
+    let first = stream.next().await.expect("an update").expect("ok");
+    assert!(matches!(first.update, Some(Update::Info(_))), "{first:?}");
+    drop(stream);
+    assert!(wait_for_free_slot(&mut s.client).await.r#move.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_lets_an_in_flight_search_finish() {
+    let s = start().await;
+    let mut client = s.client.clone();
+    let search = tokio::spawn(async move {
+        client
+            .best_move(pb::BestMoveRequest {
+                position: start_of("chess"),
+                limits: Some(pb::Limits {
+                    movetime_ms: 1_500,
+                    ..Default::default()
+                }),
+            })
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let shutdown = tokio::spawn(s.handle.shutdown());
+    let answer = search.await.expect("task").expect("drained, not cut off");
+    assert!(answer.into_inner().r#move.is_some());
+    tokio::time::timeout(Duration::from_secs(10), shutdown)
+        .await
+        .expect("drained in time")
+        .expect("task")
+        .expect("clean shutdown");
 }
 
 #[tokio::test]
