@@ -318,10 +318,7 @@ impl VariantSpec {
                     }
                     None => ByColor::default(),
                 };
-                let colour_bound = d
-                    .colour_bound
-                    .map(|l| kind_of("drops", l))
-                    .transpose()?;
+                let colour_bound = d.colour_bound.map(|l| kind_of("drops", l)).transpose()?;
                 if colour_bound.is_some_and(|k| pocket_kinds >> k.0 & 1 == 0) {
                     return Err(VariantSpecError::DropRules(
                         "colour-bound kind is not a pocket kind",
@@ -349,7 +346,10 @@ impl VariantSpec {
                         .as_ref()
                         .is_some_and(|r| r.allowed_in_check),
                     colour_bound,
-                    light: size.squares().filter(|s| s.is_light()).collect::<Bitboard>(),
+                    light: size
+                        .squares()
+                        .filter(|s| s.is_light())
+                        .collect::<Bitboard>(),
                     royal_ranks,
                 })
             }
