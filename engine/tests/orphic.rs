@@ -832,7 +832,7 @@ fn check_position(p: &Position, salt: usize) {
     for (i, &m) in moves.iter().enumerate() {
         let text = p.uci(m);
         assert_eq!(p.parse_move(&text).unwrap(), m, "{text} in {fen}");
-        if !m.is_drop() || (i + salt) % step == 0 {
+        if !m.is_drop() || (i + salt).is_multiple_of(step) {
             let san = p.san(m);
             assert_eq!(p.parse_move(&san).unwrap(), m, "SAN {san} in {fen}");
         }
@@ -882,7 +882,7 @@ fn playout(choices: &[u32], checks: bool) -> Position {
         if moves.is_empty() {
             break;
         }
-        if checks && ply % 4 == 0 {
+        if checks && ply.is_multiple_of(4) {
             check_position(&p, c as usize);
         }
         let board: Vec<Move> = moves.iter().copied().filter(|m| !m.is_drop()).collect();

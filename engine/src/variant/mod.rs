@@ -326,7 +326,7 @@ impl VariantSpec {
                 }
                 let royal_ranks = match &d.royal_drop_ranks {
                     Some(ranks) => {
-                        if !royal.is_some_and(|k| pocket_kinds >> k.0 & 1 != 0) {
+                        if royal.is_none_or(|k| pocket_kinds >> k.0 & 1 == 0) {
                             return Err(VariantSpecError::DropRules(
                                 "royal drop ranks without a royal pocket kind",
                             ));
