@@ -761,7 +761,6 @@ fn perft_matches_copy_make_and_divide_on_start_position() {
 }
 
 #[test]
-#[ignore = "slow in debug: run with cargo test --release -- --ignored"]
 fn perft_depth_three_matches_divide_on_start_position() {
     let mut p = Position::new(orphic());
     let d3 = perft(&mut p, 3);
@@ -819,6 +818,81 @@ fn perft_depth_three_matches_copy_make_on_middlegames() {
 /// would cost ~700 move generations each.
 const SAN_DROP_SAMPLE: usize = 12;
 
+/// The legal drops, found the slow way straight from RULES.md §4: every (piece, square,
+/// relocation) candidate is tested against the rule book's wording, then played on a copy to
+/// see that the mover's king (if any, including a dropped one) is not attacked.
+fn reference_drops(p: &Position) -> BTreeSet<Move> {
+    let v = p.variant();
+    let us = p.side_to_move();
+    let squares: Vec<Square> = v.size().squares().collect();
+    let relative_rank = |s: Square| match us {
+        Color::White => s.rank(),
+        Color::Black => 7 - s.rank(),
+    };
+    let in_pocket: u32 = (0..v.kind_count())
+        .map(|k| u32::from(p.pocket_count(us, PieceKind(k as u8))))
+        .sum();
+    let mut out = BTreeSet::new();
+    for k in 0..v.kind_count() {
+        let k = PieceKind(k as u8);
+        if p.pocket_count(us, k) == 0 {
+            continue;
+        }
+        let letter = v.piece(k).letter;
+        for &to in &squares {
+            if letter == 'B' && p.drop_rights() & colour_right_bit(us, to.is_light()) == 0 {
+                continue;
+            }
+            if letter == 'K' && in_pocket > 1 && relative_rank(to) != 0 {
+                continue;
+            }
+            let own_pawn = p
+                .piece_at(to)
+                .is_some_and(|pc| pc.color() == us && Some(pc.kind()) == v.pawn_kind());
+            let mut candidates = Vec::new();
+            if p.piece_at(to).is_none() {
+                candidates.push(Move::drop(k, to, None));
+            }
+            if own_pawn && !p.in_check() {
+                for &r in &squares {
+                    if p.piece_at(r).is_none() && (1..=3).contains(&relative_rank(r)) {
+                        candidates.push(Move::drop(k, to, Some(r)));
+                    }
+                }
+            }
+            for m in candidates {
+                let mut after = p.clone();
+                after.play_unchecked(m);
+                let safe = after
+                    .royal_square(us)
+                    .is_none_or(|king| after.attackers_to(king, after.occupied(), !us).is_empty());
+                if safe {
+                    out.insert(m);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// With both kings on the board, Orphic board moves are orthodox chess moves without castling:
+/// the same board in the (perft-verified) chess variant must give the same board moves.
+fn chess_board_moves(p: &Position) -> Option<BTreeSet<String>> {
+    if p.royal_square(Color::White).is_none() || p.royal_square(Color::Black).is_none() {
+        return None;
+    }
+    let fen = p.fen();
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    let board = &fields[0][..fields[0].find('[').unwrap()];
+    let chess_fen = format!(
+        "{board} {} - {} {} {}",
+        fields[1], fields[3], fields[4], fields[5]
+    );
+    let chess = Registry::builtin().get("chess").unwrap();
+    let c = Position::from_fen(chess, &chess_fen).unwrap_or_else(|e| panic!("{chess_fen}: {e}"));
+    Some(c.legal_moves().into_iter().map(|m| c.uci(m)).collect())
+}
+
 fn check_position(p: &Position, salt: usize) {
     let v = p.variant().clone();
     assert_eq!(p.hash(), p.compute_hash(), "{}", p.fen());
@@ -828,6 +902,21 @@ fn check_position(p: &Position, salt: usize) {
     assert_eq!(&back, p, "FEN round-trip keeps position and hash");
     let moves = p.legal_moves();
     assert_eq!(moves.len() as u64, p.count_legal_moves());
+    let drops: BTreeSet<Move> = moves.iter().copied().filter(|m| m.is_drop()).collect();
+    assert_eq!(drops, reference_drops(p), "drops in {fen}");
+    let board: BTreeSet<String> = moves
+        .iter()
+        .filter(|m| !m.is_drop())
+        .map(|&m| p.uci(m))
+        .collect();
+    if let Some(chess) = chess_board_moves(p) {
+        assert_eq!(board, chess, "board moves in {fen}");
+    } else if p.royal_square(p.side_to_move()).is_none() {
+        assert!(
+            moves.iter().all(|&m| m.is_drop() || p.is_capture(m)),
+            "only captures before the king is down: {fen}"
+        );
+    }
     let step = moves.len() / SAN_DROP_SAMPLE + 1;
     for (i, &m) in moves.iter().enumerate() {
         let text = p.uci(m);
@@ -929,11 +1018,31 @@ fn playouts_get_through_the_drop_phase_into_the_middlegame() {
     );
 }
 
+#[test]
+fn generators_agree_with_reference_on_fixed_positions() {
+    let mut fens = vec![ORPHIC_START.to_owned()];
+    fens.extend(MIDDLEGAMES.iter().map(|f| (*f).to_owned()));
+    fens.extend(
+        [
+            "4r2k/8/8/8/8/P6P/8/4K3[NQ] w - - 0 1",
+            "4r2k/8/8/8/8/4P3/8/8[K] w - - 0 1",
+            "4k3/8/8/8/8/4P3/8/8[K] w - - 0 1",
+            "7k/8/8/8/8/8/3p4/8[KQ] w - - 0 1",
+            "4k3/7q/8/8/4B3/3P4/8/K7[B] b D - 0 1",
+            "r3k3/8/8/8/8/8/8/R7[Kq] w - - 0 1",
+        ]
+        .map(str::to_owned),
+    );
+    for fen in &fens {
+        check_position(&pos(fen), 0);
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(12))]
+    #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
-    fn random_playouts_keep_every_invariant(choices in prop::collection::vec(any::<u32>(), 40..90)) {
+    fn random_playouts_keep_every_invariant(choices in prop::collection::vec(any::<u32>(), 40..120)) {
         let p = playout(&choices, true);
         prop_assert!(p.ply_count() > 0);
     }
