@@ -954,8 +954,19 @@ fn check_move(p: &mut Position, m: Move) {
             assert_eq!(now + dropped, was, "pocket {color:?} {k:?}");
         }
     }
-    // Rights only lose bits.
+    // Rights only lose bits: exactly the dropped bishop's square colour, nothing otherwise.
     assert_eq!(p.drop_rights() & !before.drop_rights(), 0);
+    let used = match m.kind() {
+        MoveKind::Drop { kind: k, to, .. } if p.variant().piece(k).letter == 'B' => {
+            colour_right_bit(mover, to.is_light())
+        }
+        _ => 0,
+    };
+    assert_eq!(
+        p.drop_rights(),
+        before.drop_rights() & !used,
+        "rights after {m:?}"
+    );
     assert_eq!(p.hash(), p.compute_hash());
     p.unmake();
     assert_eq!(*p, before, "unmake restores the position and hash");
