@@ -456,17 +456,15 @@ impl Position {
         // A relocation drop changes no occupancy on the drop square and only adds the pawn's
         // new square, so out of check it is safe unless that square screens a cannon; in check
         // (where a variant allows it at all) it is simulated.
-        let (under, relocation) = match v.pawn {
-            Some(p) if !ctx.in_check || rules.relocate_in_check => (
-                self.pieces_of(ctx.us, p),
-                rules.relocation[ctx.us] & ctx.empty,
-            ),
-            _ => (Bitboard::EMPTY, Bitboard::EMPTY),
-        };
-        let under = if relocation.any() {
-            under
+        let relocation = if !ctx.in_check || rules.relocate_in_check {
+            rules.relocation[ctx.us] & ctx.empty
         } else {
             Bitboard::EMPTY
+        };
+        // Friendly pawns a piece may be dropped onto (validation ties relocation to pawns).
+        let under = match v.pawn {
+            Some(p) if relocation.any() => self.pieces_of(ctx.us, p),
+            _ => Bitboard::EMPTY,
         };
         for kind in crate::variant::Variant::kinds_in(v.pocket_kinds) {
             if pocket[kind.index()] == 0 {
@@ -474,18 +472,18 @@ impl Position {
             }
             let allowed = self.drop_squares(rules, ctx.us, kind, in_pocket);
             // A dropped king is checked on its own square after the whole move.
-            let check_all = Some(kind) == v.royal;
+            let verify = Some(kind) == v.royal;
             for to in plain & allowed {
                 let m = Move::drop(kind, to, None);
-                if !(check_all || ctx.slow.contains(to)) || self.king_safe_after(ctx, m) {
+                if !(verify || ctx.slow.contains(to)) || self.king_safe_after(ctx, m) {
                     sink.push(m);
                 }
             }
-            let check_all = check_all || ctx.in_check;
+            let verify = verify || ctx.in_check;
             for to in under & allowed {
                 for r in relocation {
                     let m = Move::drop(kind, to, Some(r));
-                    if !(check_all || ctx.slow.contains(r)) || self.king_safe_after(ctx, m) {
+                    if !(verify || ctx.slow.contains(r)) || self.king_safe_after(ctx, m) {
                         sink.push(m);
                     }
                 }
