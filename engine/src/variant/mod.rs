@@ -68,6 +68,17 @@ pub(crate) struct CastlingSquares {
 ///
 /// Bits: White light 1, White dark 2, Black light 4, Black dark 8. The rights field's letters
 /// for these bits are the rule set's business ([`RuleSet::drop_right_bit`]).
+///
+/// # Examples
+/// ```
+/// use variant_engine::variant::colour_right_bit;
+/// use variant_engine::{Color, Position, Registry};
+/// let mut pos = Position::new(Registry::builtin().get("orphic").unwrap());
+/// let bishop_on_c4 = pos.parse_move("B@c4").unwrap(); // c4 is a light square
+/// pos.play(bishop_on_c4);
+/// assert_eq!(pos.drop_rights() & colour_right_bit(Color::White, true), 0);
+/// assert!(pos.fen().ends_with("[QRRBNNKqrrbbnnk] b Dld - 0 1"));
+/// ```
 pub const fn colour_right_bit(color: Color, light: bool) -> u8 {
     1 << (color.index() * 2 + if light { 0 } else { 1 })
 }
