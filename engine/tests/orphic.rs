@@ -269,12 +269,35 @@ fn relocation_drop_refused_in_check_while_plain_block_allowed() {
 }
 
 #[test]
-fn relocation_drop_may_not_expose_own_king() {
+fn relocation_leaves_the_drop_square_blocked() {
     // Not in check: a relocation never opens a line (the drop square stays occupied), so every
     // relocation of the pinned-looking pawn on e2 is legal.
     let p = pos("4r2k/8/8/8/8/8/4P3/4K3[N] w - - 0 1");
     assert!(!p.in_check());
     assert!(legal(&p, "N@e2,a4"));
+    let relocations = p
+        .legal_moves()
+        .into_iter()
+        .filter(|m| {
+            matches!(
+                m.kind(),
+                MoveKind::Drop {
+                    relocation: Some(_),
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(relocations, 23, "every empty square of ranks 2-4");
+    // The knight now on e2 is pinned in its turn.
+    let mut q = p.clone();
+    play(&mut q, "N@e2,a4");
+    play(&mut q, "h8g8");
+    assert!(
+        q.legal_moves()
+            .into_iter()
+            .all(|m| m.from() != Some(sq("e2")))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
