@@ -122,6 +122,10 @@ fn san_shaped(s: &str, size: crate::BoardSize) -> bool {
     if s == "O-O" || s == "O-O-O" {
         return true;
     }
+    if s.contains('@') {
+        // Drops are written the same in SAN and move text.
+        return crate::notation::MoveText::parse(s, size).is_ok();
+    }
     if !s.is_ascii() {
         return false;
     }

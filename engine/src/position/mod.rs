@@ -158,6 +158,12 @@ impl Position {
         self.pocket[color][kind.index()]
     }
 
+    /// The variant's drop rights (Orphic: bishop square colours still open, bits from
+    /// [`colour_right_bit`](crate::variant::colour_right_bit)); 0 in variants without them.
+    pub fn drop_rights(&self) -> u8 {
+        self.drop_rights
+    }
+
     /// The en-passant target square, when a capture there is possible.
     pub fn en_passant_square(&self) -> Option<Square> {
         self.en_passant
