@@ -635,3 +635,41 @@ async fn reflection_lists_the_game_engine_service_v1_and_v1alpha() {
         "{response:?}"
     );
 }
+
+#[tokio::test]
+async fn drops_and_relocations_are_described() {
+    let mut s = start().await;
+    let legal = s
+        .client
+        .legal_moves(pb::LegalMovesRequest {
+            position: start_of("orphic"),
+        })
+        .await
+        .expect("orphic legal moves")
+        .into_inner();
+    let drop = legal
+        .moves
+        .iter()
+        .find(|m| m.uci == "N@e4")
+        .expect("a knight drop on an empty square");
+    assert_eq!(
+        (drop.drop.as_str(), drop.from.as_str(), drop.to.as_str()),
+        ("N", "", "e4")
+    );
+
+    let applied = s
+        .client
+        .apply_move(pb::ApplyMoveRequest {
+            position: start_of("orphic"),
+            r#move: "N@e3,c2".into(),
+        })
+        .await
+        .expect("a drop onto a pawn with relocation")
+        .into_inner();
+    let m = applied.r#move.expect("move");
+    assert_eq!(
+        (m.drop.as_str(), m.to.as_str(), m.relocation.as_str()),
+        ("N", "e3", "c2")
+    );
+    assert_eq!(applied.position.expect("position").moves, vec!["N@e3,c2"]);
+}
