@@ -182,14 +182,10 @@ impl EnginePool {
             .idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .pop();
-        if search.is_none() {
-            return Err(ServiceError::Internal(
-                "no idle search pool behind a permit".into(),
-            ));
-        }
+            .pop()
+            .ok_or_else(|| ServiceError::Internal("no idle search pool behind a permit".into()))?;
         Ok(Slot {
-            search,
+            search: Some(search),
             idle: Arc::clone(&self.idle),
             _permit: permit,
         })
