@@ -420,27 +420,26 @@ fn long_search() -> pb::BestMoveRequest {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn overload_is_resource_exhausted_with_a_retry_hint() {
     let mut s = start_with(one_slot_no_queue()).await;
-    let mut busy_client = s.client.clone();
-    let running = tokio::spawn(async move { busy_client.best_move(long_search()).await });
-    // Probe with quick searches until the long one holds the only slot.
-    let refused = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            let probe = pb::BestMoveRequest {
-                position: start_of("chess"),
-                limits: depth(1),
-            };
-            match s.client.best_move(probe).await {
-                Err(status) => break status,
-                Ok(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-            }
-        }
-    })
-    .await
-    .expect("refused in time");
+    // A streamed search holds the only slot once its first update has arrived.
+    let pb::BestMoveRequest { position, limits } = long_search();
+    let mut busy = s
+        .client
+        .analyze(pb::AnalyzeRequest { position, limits })
+        .await
+        .expect("analyze")
+        .into_inner();
+    busy.next().await.expect("an update").expect("ok");
+    let refused = s
+        .client
+        .best_move(pb::BestMoveRequest {
+            position: start_of("chess"),
+            limits: depth(1),
+        })
+        .await
+        .expect_err("no free slot and no queue");
     assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
     assert!(refused.message().contains("busy"), "{}", refused.message());
     assert!(refused.metadata().get("retry-after-ms").is_some());
-    running.abort();
 }
 
 /// Retries a quick search until the only slot is free again (10 s at most).
@@ -470,8 +469,30 @@ async fn wait_for_free_slot(
 async fn a_cancelled_request_stops_its_search_and_frees_the_slot() {
     let mut s = start_with(one_slot_no_queue()).await;
     let mut busy_client = s.client.clone();
-    let running = tokio::spawn(async move { busy_client.best_move(long_search()).await });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The long search retries until admitted (a probe below may hold the slot briefly).
+    let running = tokio::spawn(async move {
+        loop {
+            match busy_client.best_move(long_search()).await {
+                Err(status) if status.code() == Code::ResourceExhausted => {}
+                other => break other,
+            }
+        }
+    });
+    // Probe until refused: from then on the long search holds the only slot.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let probe = pb::BestMoveRequest {
+                position: start_of("chess"),
+                limits: depth(1),
+            };
+            if s.client.best_move(probe).await.is_err() {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the long search got the slot");
     // Client-side cancellation: dropping the call resets the HTTP/2 stream.
     running.abort();
     assert!(wait_for_free_slot(&mut s.client).await.r#move.is_some());
