@@ -3,7 +3,7 @@
 //! Messages are always destructured without `..` (the qdrant habit): adding a proto field breaks
 //! the build here instead of being silently ignored.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
@@ -102,16 +102,13 @@ impl Game {
         };
         let mut played = Vec::with_capacity(moves.len());
         for (index, text) in moves.into_iter().enumerate() {
-            let m = match pos.parse_move(&text) {
-                Ok(m) => m,
-                Err(source) => {
-                    return Err(ServiceError::MoveList {
-                        index,
-                        text,
-                        source,
-                    });
-                }
-            };
+            let m = pos
+                .parse_move(&text)
+                .map_err(|source| ServiceError::MoveList {
+                    index,
+                    text: text.clone(),
+                    source,
+                })?;
             played.push(pos.uci(m));
             pos.play(m);
         }
@@ -363,7 +360,7 @@ pub fn variants(registry: &Registry) -> pb::ListVariantsResponse {
     pb::ListVariantsResponse {
         variants: registry
             .iter()
-            .map(|v: &Arc<Variant>| pb::Variant::from(v.as_ref()))
+            .map(|v| pb::Variant::from(v.as_ref()))
             .collect(),
     }
 }
