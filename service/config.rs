@@ -135,6 +135,12 @@ impl Config {
                 self.default_movetime_ms, self.max_movetime_ms
             )));
         }
+        if self.search_threads > self.max_threads as usize {
+            return Err(ConfigError(format!(
+                "--search-threads {} exceeds --max-threads {}",
+                self.search_threads, self.max_threads
+            )));
+        }
         Ok(self)
     }
 
@@ -173,6 +179,20 @@ mod tests {
         let config = Cli::parse_from(["variant-service", "--max-depth", "0"]).config;
         let err = config.validate().expect_err("zero depth cap");
         assert!(err.to_string().contains("--max-depth"), "{err}");
+    }
+
+    #[test]
+    fn default_search_threads_must_fit_the_per_request_cap() {
+        let config = Cli::parse_from([
+            "variant-service",
+            "--search-threads",
+            "8",
+            "--max-threads",
+            "4",
+        ])
+        .config;
+        let err = config.validate().expect_err("8 > 4");
+        assert!(err.to_string().contains("--search-threads 8"), "{err}");
     }
 
     #[test]

@@ -53,9 +53,8 @@ impl From<&Config> for Caps {
             max_movetime_ms: config.max_movetime_ms,
             default_movetime_ms: config.default_movetime_ms,
             max_threads: config.max_threads,
-            default_threads: u32::try_from(config.search_threads)
-                .unwrap_or(u32::MAX)
-                .min(config.max_threads),
+            // `Config::validate` ensures search_threads <= max_threads.
+            default_threads: u32::try_from(config.search_threads).unwrap_or(config.max_threads),
             max_multipv: config.max_multipv,
         }
     }
