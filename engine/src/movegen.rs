@@ -14,7 +14,7 @@ use crate::moves::{Move, MoveKind};
 use crate::piece::{Color, PieceKind};
 use crate::position::make::ep_victim;
 use crate::position::{Position, castling_bit};
-use crate::variant::Role;
+use crate::variant::{DropInfo, Role, colour_right_bit};
 
 /// A list of moves.
 pub type MoveList = Vec<Move>;
@@ -442,26 +442,94 @@ impl Position {
         }
     }
 
+    /// Drops from the pocket, read from the variant's [`DropInfo`]: onto empty squares, and,
+    /// where the variant allows it, onto a friendly pawn that is relocated to a square that was
+    /// empty before the move.
     fn drops<S: MoveSink>(&self, ctx: &Ctx, sink: &mut S) {
         let v = &*self.variant;
-        let squares = ctx.empty & ctx.target;
+        let Some(rules) = &v.drops else {
+            return;
+        };
+        let pocket = &self.pocket[ctx.us];
+        let in_pocket: u32 = pocket.iter().map(|&n| u32::from(n)).sum();
+        let plain = ctx.empty & ctx.target;
+        // A relocation drop changes no occupancy on the drop square and only adds the pawn's
+        // new square, so out of check it is safe unless that square screens a cannon; in check
+        // (where a variant allows it at all) it is simulated.
+        let relocation = if !ctx.in_check || rules.relocate_in_check {
+            rules.relocation[ctx.us] & ctx.empty
+        } else {
+            Bitboard::EMPTY
+        };
+        // Friendly pawns a piece may be dropped onto (validation ties relocation to pawns).
+        let under = match v.pawn {
+            Some(p) if relocation.any() => self.pieces_of(ctx.us, p),
+            _ => Bitboard::EMPTY,
+        };
         for kind in crate::variant::Variant::kinds_in(v.pocket_kinds) {
-            if self.pocket[ctx.us][kind.index()] == 0 {
+            if pocket[kind.index()] == 0 {
                 continue;
             }
-            for to in squares {
+            let allowed = self.drop_squares(rules, ctx.us, kind, in_pocket);
+            // A dropped king is checked on its own square after the whole move.
+            let verify = Some(kind) == v.royal;
+            for to in plain & allowed {
                 let m = Move::drop(kind, to, None);
-                if !ctx.slow.contains(to) || self.king_safe_after(ctx, m) {
+                if !(verify || ctx.slow.contains(to)) || self.king_safe_after(ctx, m) {
                     sink.push(m);
+                }
+            }
+            let verify = verify || ctx.in_check;
+            for to in under & allowed {
+                for r in relocation {
+                    let m = Move::drop(kind, to, Some(r));
+                    if !(verify || ctx.slow.contains(r)) || self.king_safe_after(ctx, m) {
+                        sink.push(m);
+                    }
                 }
             }
         }
     }
 
-    /// True when our royal king (if any) is not attacked after `m`.
+    /// Where `color` may drop `kind` as far as the drop rules go (before occupancy and check):
+    /// colour-bound kinds only on square colours whose right remains; the royal king only on
+    /// its ranks while `in_pocket` says other pieces remain.
+    #[inline]
+    fn drop_squares(
+        &self,
+        rules: &DropInfo,
+        color: Color,
+        kind: PieceKind,
+        in_pocket: u32,
+    ) -> Bitboard {
+        let board = self.variant.tables.board;
+        let mut allowed = board;
+        if rules.colour_bound == Some(kind) {
+            let mut colours = Bitboard::EMPTY;
+            if self.drop_rights & colour_right_bit(color, true) != 0 {
+                colours |= rules.light;
+            }
+            if self.drop_rights & colour_right_bit(color, false) != 0 {
+                colours |= board & !rules.light;
+            }
+            allowed &= colours;
+        }
+        if in_pocket > 1
+            && Some(kind) == self.variant.royal
+            && let Some(ranks) = &rules.royal_ranks
+        {
+            allowed &= ranks[color];
+        }
+        allowed
+    }
+
+    /// True when our royal king (if any, including one dropped by `m`) is not attacked after
+    /// `m`.
     fn king_safe_after(&self, ctx: &Ctx, m: Move) -> bool {
-        let Some(k) = ctx.king else {
-            return true;
+        let k = match (ctx.king, m.kind()) {
+            (Some(k), _) => k,
+            (None, MoveKind::Drop { kind, to, .. }) if Some(kind) == self.variant.royal => to,
+            (None, _) => return true,
         };
         let (king, occupied, enemy) = match m.kind() {
             MoveKind::Normal { from, to } | MoveKind::Promotion { from, to, .. } => (

@@ -70,7 +70,7 @@ impl Position {
             return if self.in_check() {
                 GameStatus::Finished {
                     winner: Some(!self.side),
-                    reason: Termination::Checkmate,
+                    reason: rules.unanswered_check(),
                 }
             } else {
                 GameStatus::Finished {

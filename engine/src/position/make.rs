@@ -97,6 +97,15 @@ impl Position {
                 self.put(to, Piece::new(us, kind));
                 let n = self.pocket[us][kind.index()];
                 self.set_pocket(us, kind, n - 1);
+                // Colour-bound drops (Orphic bishops) use up their square colour's right for
+                // good; unmake restores the rights (and hash) from the undo record.
+                let used = self.variant.drop_rights_used(us, kind, to);
+                if self.drop_rights & used != 0 {
+                    let z = &self.variant.zobrist;
+                    let old = self.drop_rights;
+                    self.drop_rights &= !used;
+                    self.hash ^= z.drop_rights(old) ^ z.drop_rights(self.drop_rights);
+                }
                 self.halfmove = 0;
             }
         }

@@ -158,6 +158,12 @@ impl Position {
         self.pocket[color][kind.index()]
     }
 
+    /// The variant's drop rights (Orphic: bishop square colours still open, bits from
+    /// [`colour_right_bit`](crate::variant::colour_right_bit)); 0 in variants without them.
+    pub fn drop_rights(&self) -> u8 {
+        self.drop_rights
+    }
+
     /// The en-passant target square, when a capture there is possible.
     pub fn en_passant_square(&self) -> Option<Square> {
         self.en_passant
@@ -187,6 +193,32 @@ impl Position {
     #[inline]
     pub fn hash(&self) -> u64 {
         self.hash
+    }
+
+    /// The score of `color`: the sum of the [`points`](crate::PieceDef::points) of its pieces
+    /// standing on its own last rank (Decima's tenth rank: rank 10 for White, rank 1 for
+    /// Black). Always 0 in variants whose pieces have no points.
+    ///
+    /// Computed from the board on each call (at most one rank of squares), so it can never
+    /// disagree with it.
+    ///
+    /// # Examples
+    /// ```
+    /// use variant_engine::{Color, Position, Registry};
+    /// let decima = Registry::builtin().get("decima").unwrap();
+    /// // White: king (10) on rank 10 scores; Black: knight (9) on rank 1 scores, its king on
+    /// // rank 10 does not.
+    /// let pos = Position::from_fen(decima, "K4k4/10/10/10/10/10/10/10/10/n9 b - - 0 1").unwrap();
+    /// assert_eq!((pos.score(Color::White), pos.score(Color::Black)), (10, 9));
+    /// ```
+    pub fn score(&self, color: Color) -> u32 {
+        let v = &*self.variant;
+        let last_rank = Bitboard::rank(color.relative_rank(v.ranks() - 1, v.ranks()), v.files());
+        (last_rank & self.by_color[color])
+            .into_iter()
+            .filter_map(|sq| self.board[sq.index()])
+            .map(|p| u32::from(v.piece(p.kind()).points))
+            .sum()
     }
 
     /// The royal king of `color`, if the variant has one and it is on the board.

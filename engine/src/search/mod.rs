@@ -19,8 +19,8 @@
 //!
 //! Limits: `depth`, `nodes`, `movetime` and `clock` combine (the first reached stops the
 //! search); `infinite` ignores all but the stop flag and `nodes`. With none of them set, the
-//! search runs to depth [`DEFAULT_DEPTH`](time::DEFAULT_DEPTH) or for
-//! [`DEFAULT_MOVETIME`](time::DEFAULT_MOVETIME), whichever comes first.
+//! search runs to depth [`time::DEFAULT_DEPTH`] or for
+//! [`time::DEFAULT_MOVETIME`], whichever comes first.
 
 pub mod alphabeta;
 pub mod ordering;

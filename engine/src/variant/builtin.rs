@@ -6,7 +6,8 @@
 use crate::geometry::BoardSize;
 use crate::variant::rules::RuleSet;
 use crate::variant::spec::{
-    CastlingRules, PawnRules, PieceDef, PromotionLimit, PromotionRules, Role, VariantSpec,
+    CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
+    Role, VariantSpec,
 };
 
 /// Opulent Chess start position (the seed page's new array; see RULES.md §1).
@@ -15,6 +16,14 @@ pub const OPULENT_START: &str =
 /// SOHO Chess start position (RULES.md §3 ruling: the original diagram is lost).
 pub const SOHO_START: &str =
     "cwf4fwc/rnbuqkubnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBUQKUBNR/CWF4FWC w KQkq - 0 1";
+/// Orphic Chess start position (RULES.md §4): pawns on the third rank, everything else in the
+/// pocket, all four bishop drop rights.
+pub const ORPHIC_START: &str = "8/8/pppppppp/8/8/PPPPPPPP/8/8[QRRBBNNKqrrbbnnk] w LDld - 0 1";
+/// Decima start position (RULES.md §2 ruling: the original diagram is lost; this one follows
+/// the author's comments: a knight in front of each rook, kings in the centre of the second
+/// rank). The one place to change when a better reconstruction turns up.
+pub const DECIMA_START: &str =
+    "rbmaqsodbr/npppkkpppn/10/10/10/10/10/10/NPPPKKPPPN/RBMAQSODBR w - - 0 1";
 /// Orthodox chess start position.
 pub const CHESS_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -149,7 +158,107 @@ pub fn soho() -> VariantSpec {
     }
 }
 
+/// A piece that scores `points` on its owner's tenth rank (Decima).
+fn scored(def: PieceDef, points: u8) -> PieceDef {
+    PieceDef { points, ..def }
+}
+
+/// Decima (Mike Nelson), contest version: ten piece types worth 10 down to 1 points; a side
+/// wins by starting its turn with 10 or more points on its tenth rank (RULES.md §2).
+///
+/// Centipawn values follow mobility, not points: the compounds are the strong pieces (a
+/// queen-like Q, chancellor M, archbishop A), the non-royal king is a commoner.
+pub fn decima() -> VariantSpec {
+    VariantSpec {
+        name: "decima".into(),
+        size: BoardSize::TEN,
+        pieces: vec![
+            scored(pawn(100), 0),
+            scored(piece('K', "King", "K", 300), 10),
+            scored(piece('N', "Knight", "N", 300), 9),
+            scored(piece('B', "Bishop", "B", 350), 8),
+            scored(piece('R', "Rook", "R", 550), 7),
+            scored(piece('D', "Duke", "KN", 600), 6),
+            scored(piece('O', "Pope", "KB", 600), 5),
+            scored(piece('S', "Seneschal", "KR", 750), 4),
+            scored(piece('A', "Palladin", "NB", 800), 3),
+            scored(piece('M', "Marshall", "NR", 900), 2),
+            scored(piece('Q', "Queen", "Q", 1000), 1),
+        ],
+        start_fen: DECIMA_START.into(),
+        pawns: Some(PawnRules {
+            double_step_ranks: vec![1],
+            en_passant: true,
+        }),
+        promotion: Some(PromotionRules {
+            optional_ranks: vec![],
+            choices: vec!['D', 'O', 'S', 'A', 'M', 'Q'],
+            limit: PromotionLimit::OnlyLost,
+        }),
+        castling: None,
+        drops: None,
+        rules: RuleSet::Decima,
+        summary: "10x10, contest rules. Kings are not royal. Points: K10 N9 B8 R7 D6 (K+N) \
+                  O5 (K+B) S4 (K+R) A3 (N+B) M2 (N+R) Q1 P0. A side starting its turn with 10+ \
+                  points on its tenth rank wins; reaching 10+ is check, answered only by \
+                  captures that bring the score to 9 or less. Capturing on the enemy's tenth \
+                  rank removes the capturer too. Capturing the last enemy unit wins. Pawns \
+                  double-step with en passant; promotion on the tenth rank only to a lost \
+                  D, O, S, A, M or Q."
+            .into(),
+    }
+}
+
+/// Orphic Chess (M. Winther): orthodox pieces that start in the pocket and are dropped, also
+/// onto a friendly pawn that is then relocated.
+pub fn orphic() -> VariantSpec {
+    VariantSpec {
+        name: "orphic".into(),
+        size: BoardSize::EIGHT,
+        pieces: vec![
+            pawn(100),
+            piece('N', "Knight", "N", 320),
+            piece('B', "Bishop", "B", 330),
+            piece('R', "Rook", "R", 500),
+            piece('Q', "Queen", "Q", 950),
+            king(),
+        ],
+        start_fen: ORPHIC_START.into(),
+        // Pawns start on rank 3, so only a pawn relocated to rank 2 can double-step.
+        pawns: Some(PawnRules {
+            double_step_ranks: vec![1],
+            en_passant: true,
+        }),
+        promotion: Some(PromotionRules {
+            optional_ranks: vec![],
+            choices: vec!['Q', 'R', 'B', 'N'],
+            limit: PromotionLimit::Unlimited,
+        }),
+        castling: None,
+        drops: Some(DropRules {
+            // RULES.md fine points: the pocket is written Q R B N K per side.
+            pocket_letters: vec!['Q', 'R', 'B', 'N', 'K'],
+            pawn_relocation: Some(PawnRelocation {
+                // Ranks 2-4 (Black 7-5), 0-based from the owner's side.
+                ranks: vec![1, 2, 3],
+                allowed_in_check: false,
+            }),
+            colour_bound: Some('B'),
+            royal_drop_ranks: Some(vec![0]),
+        }),
+        rules: RuleSet::Orphic,
+        summary: "8x8 drop variant: pawns start on the third rank, all other pieces in the \
+                  pocket. A turn is a board move or a drop on an empty square or on a friendly \
+                  pawn, which is relocated to an empty square on ranks 2-4 (not while in check). \
+                  Bishops go on different colours; the king is dropped on the first rank while \
+                  other pieces remain, anywhere as the last one. Until its king is down a side \
+                  may only capture with board pieces. No castling; pawns double-step from rank \
+                  2, en passant, promotion to Q, R, B or N."
+            .into(),
+    }
+}
+
 /// Every built-in spec, in registry order.
 pub fn all() -> Vec<VariantSpec> {
-    vec![chess(), opulent(), soho()]
+    vec![chess(), opulent(), soho(), decima(), orphic()]
 }

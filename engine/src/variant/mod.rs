@@ -2,6 +2,7 @@
 //! ([`Variant`]), and a [`Registry`] of the built-ins.
 
 pub mod builtin;
+mod decima;
 pub mod rules;
 pub mod spec;
 
@@ -9,8 +10,8 @@ use std::sync::Arc;
 
 pub use rules::RuleSet;
 pub use spec::{
-    CastlingRules, DropRules, PawnRules, PieceDef, PromotionLimit, PromotionRules, Role,
-    VariantSpec, VariantSpecError,
+    CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
+    Role, VariantSpec, VariantSpecError,
 };
 
 use crate::bitboard::Bitboard;
@@ -63,6 +64,42 @@ pub(crate) struct CastlingSquares {
     pub empty: [Bitboard; 2],
 }
 
+/// The drop-rights bit that lets `color` drop its colour-bound piece (see
+/// [`DropRules::colour_bound`]) on a light (`light == true`) or a dark square.
+///
+/// Bits: White light 1, White dark 2, Black light 4, Black dark 8. The rights field's letters
+/// for these bits are the rule set's business ([`RuleSet::drop_right_bit`]).
+///
+/// # Examples
+/// ```
+/// use variant_engine::variant::colour_right_bit;
+/// use variant_engine::{Color, Position, Registry};
+/// let mut pos = Position::new(Registry::builtin().get("orphic").unwrap());
+/// let bishop_on_c4 = pos.parse_move("B@c4").unwrap(); // c4 is a light square
+/// pos.play(bishop_on_c4);
+/// assert_eq!(pos.drop_rights() & colour_right_bit(Color::White, true), 0);
+/// assert!(pos.fen().ends_with("[QRRBNNKqrrbbnnk] b Dld - 0 1"));
+/// ```
+pub const fn colour_right_bit(color: Color, light: bool) -> u8 {
+    1 << (color.index() * 2 + if light { 0 } else { 1 })
+}
+
+/// Drop rules resolved to kinds and squares.
+#[derive(Debug)]
+pub(crate) struct DropInfo {
+    /// Where a pawn displaced by a drop may go, per side; empty when drops onto pawns are not
+    /// allowed.
+    pub relocation: ByColor<Bitboard>,
+    /// Whether relocation drops are allowed while in check.
+    pub relocate_in_check: bool,
+    /// The kind whose drops need and use up square-colour rights.
+    pub colour_bound: Option<PieceKind>,
+    /// The light squares of the board.
+    pub light: Bitboard,
+    /// Where the royal king may be dropped while other pocket pieces remain, per side.
+    pub royal_ranks: Option<ByColor<Bitboard>>,
+}
+
 /// A validated variant with its attack tables, Zobrist keys and derived data.
 #[derive(Debug)]
 pub struct Variant {
@@ -77,6 +114,8 @@ pub struct Variant {
     pub(crate) promotion: Option<Promotion>,
     pub(crate) castling: Option<ByColor<CastlingSquares>>,
     pub(crate) pocket_kinds: KindMask,
+    /// Resolved drop rules; `Some` exactly when the variant has drops.
+    pub(crate) drops: Option<DropInfo>,
     pub(crate) zobrist: Zobrist,
     /// Piece kinds whose capture leaps share a table, for attack detection.
     pub(crate) leap_groups: Vec<(KindMask, usize)>,
@@ -274,6 +313,60 @@ impl VariantSpec {
                 .sum::<Result<KindMask, _>>()?,
             None => 0,
         };
+        let drops = match &self.drops {
+            Some(d) => {
+                let relocation = match &d.pawn_relocation {
+                    Some(r) => {
+                        if pawn.is_none() {
+                            return Err(VariantSpecError::DropRules(
+                                "pawn relocation without a pawn kind",
+                            ));
+                        }
+                        by_color(&|c| {
+                            r.ranks
+                                .iter()
+                                .fold(Bitboard::EMPTY, |acc, &rank| acc | rank_mask(c, rank))
+                        })
+                    }
+                    None => ByColor::default(),
+                };
+                let colour_bound = d.colour_bound.map(|l| kind_of("drops", l)).transpose()?;
+                if colour_bound.is_some_and(|k| pocket_kinds >> k.0 & 1 == 0) {
+                    return Err(VariantSpecError::DropRules(
+                        "colour-bound kind is not a pocket kind",
+                    ));
+                }
+                let royal_ranks = match &d.royal_drop_ranks {
+                    Some(ranks) => {
+                        if royal.is_none_or(|k| pocket_kinds >> k.0 & 1 == 0) {
+                            return Err(VariantSpecError::DropRules(
+                                "royal drop ranks without a royal pocket kind",
+                            ));
+                        }
+                        Some(by_color(&|c| {
+                            ranks
+                                .iter()
+                                .fold(Bitboard::EMPTY, |acc, &rank| acc | rank_mask(c, rank))
+                        }))
+                    }
+                    None => None,
+                };
+                Some(DropInfo {
+                    relocation,
+                    relocate_in_check: d
+                        .pawn_relocation
+                        .as_ref()
+                        .is_some_and(|r| r.allowed_in_check),
+                    colour_bound,
+                    light: size
+                        .squares()
+                        .filter(|s| s.is_light())
+                        .collect::<Bitboard>(),
+                    royal_ranks,
+                })
+            }
+            None => None,
+        };
         let pawn_attacks = ByColor([tables.pawn_attack_table(1), tables.pawn_attack_table(-1)]);
         let zobrist = Zobrist::new(&self.name);
         let mut variant = Arc::new(Variant {
@@ -287,6 +380,7 @@ impl VariantSpec {
             promotion,
             castling,
             pocket_kinds,
+            drops,
             zobrist,
             leap_groups,
             orthogonal_attackers,
@@ -408,6 +502,15 @@ impl Variant {
         self.initial_counts[color][kind.index()]
     }
 
+    /// The drop-rights bits a drop of `kind` by `color` on `to` uses up (0 for none).
+    #[inline]
+    pub(crate) fn drop_rights_used(&self, color: Color, kind: PieceKind, to: Square) -> u8 {
+        match &self.drops {
+            Some(d) if d.colour_bound == Some(kind) => colour_right_bit(color, to.is_light()),
+            _ => 0,
+        }
+    }
+
     pub(crate) fn kinds_in(mask: KindMask) -> impl Iterator<Item = PieceKind> {
         (0..MAX_KINDS as u8)
             .filter(move |k| mask >> k & 1 != 0)
@@ -476,5 +579,80 @@ impl Registry {
     /// Every variant name.
     pub fn names(&self) -> Vec<&str> {
         self.variants.iter().map(|v| v.name()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_spec_validates() {
+        let r = Registry::builtin();
+        assert!(r.names().contains(&"opulent") && r.names().contains(&"soho"));
+        assert_eq!(r.get("OPULENT").unwrap().name(), "opulent");
+        let err = r.get("nope").unwrap_err().to_string();
+        assert!(err.contains("nope") && err.contains("opulent"), "{err}");
+    }
+
+    #[test]
+    fn invalid_specs_are_rejected_with_a_reason() {
+        let mut s = builtin::opulent();
+        s.pieces[1].letter = 'B';
+        assert_eq!(
+            s.validate().unwrap_err(),
+            VariantSpecError::DuplicateLetter('B')
+        );
+
+        let mut s = builtin::opulent();
+        s.pieces[5].betza = "CFZ".into();
+        assert!(matches!(
+            s.validate().unwrap_err(),
+            VariantSpecError::Betza { letter: 'W', .. }
+        ));
+
+        let mut s = builtin::chess();
+        s.pieces.retain(|p| p.role != Role::RoyalKing);
+        assert_eq!(
+            s.validate().unwrap_err(),
+            VariantSpecError::CastlingWithoutKing
+        );
+
+        let mut s = builtin::opulent();
+        s.promotion.as_mut().unwrap().choices.push('X');
+        assert!(matches!(
+            s.validate().unwrap_err(),
+            VariantSpecError::UnknownLetter { letter: 'X', .. }
+        ));
+
+        let mut s = builtin::opulent();
+        s.size = crate::BoardSize {
+            files: 11,
+            ranks: 10,
+        };
+        assert!(matches!(
+            s.validate().unwrap_err(),
+            VariantSpecError::BoardSize { .. }
+        ));
+
+        let mut s = builtin::opulent();
+        s.start_fen = "10/10 w - - 0 1".into();
+        assert!(matches!(
+            s.validate().unwrap_err(),
+            VariantSpecError::StartFen(_)
+        ));
+
+        let mut s = builtin::opulent();
+        s.pawns = None;
+        assert_eq!(s.validate().unwrap_err(), VariantSpecError::PawnRules);
+    }
+
+    #[test]
+    fn initial_counts_come_from_the_start_position() {
+        let v = Registry::builtin().get("opulent").unwrap();
+        let rook = v.kind_by_letter('R').unwrap();
+        let queen = v.kind_by_letter('q').unwrap();
+        assert_eq!(v.initial_count(Color::White, rook), 2);
+        assert_eq!(v.initial_count(Color::Black, queen), 1);
     }
 }

@@ -95,10 +95,34 @@ pub struct CastlingRules {
 }
 
 /// Drops from a reserve ("pocket").
+///
+/// A drop always goes to an empty square; the optional parts below widen or narrow that. Each
+/// part is data read by the generic drop generator and make-move, so a drop variant needs no
+/// code of its own for them.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct DropRules {
-    /// Letters of the kinds that may stand in a pocket.
+    /// Letters of the kinds that may stand in a pocket, in the order the FEN pocket lists them.
     pub pocket_letters: Vec<char>,
+    /// Drops onto a friendly pawn, which moves elsewhere in the same move (Orphic).
+    pub pawn_relocation: Option<PawnRelocation>,
+    /// Letter of a kind whose drops are limited by square-colour drop rights (Orphic bishops):
+    /// a drop needs the right of its square's colour and uses it up for good.
+    pub colour_bound: Option<char>,
+    /// Ranks (from the owner's side, 0-based) where the royal king may be dropped while other
+    /// pieces remain in its side's pocket; as the last pocket piece it may go anywhere a drop
+    /// may go. `None`: no restriction.
+    pub royal_drop_ranks: Option<Vec<u8>>,
+}
+
+/// Drops onto a friendly pawn that is relocated in the same move.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PawnRelocation {
+    /// Ranks (from the owner's side, 0-based) the displaced pawn may go to; any empty square of
+    /// these ranks (empty before the move) qualifies.
+    pub ranks: Vec<u8>,
+    /// Whether such drops are allowed while the dropping side is in check. Orphic forbids them
+    /// (the author counts the relocation as a second move), even when the pawn would block.
+    pub allowed_in_check: bool,
 }
 
 /// A variant described as data. Validate it with [`VariantSpec::validate`].
@@ -171,6 +195,9 @@ pub enum VariantSpecError {
     /// Castling declared without a royal king.
     #[error("castling needs a royal king")]
     CastlingWithoutKing,
+    /// Drop rules that name kinds the variant cannot use that way.
+    #[error("drop rules: {0}")]
+    DropRules(&'static str),
     /// The start FEN does not parse.
     #[error("start position: {0}")]
     StartFen(String),

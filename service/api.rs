@@ -1,0 +1,177 @@
+//! The `GameEngine` gRPC handlers: convert the request, call the engine or the pool, convert back.
+//!
+//! Handlers stay thin; validation lives in `convert.rs`, CPU work in `engine_pool.rs`, and the
+//! error mapping in `status.rs`. Each RPC runs in its own tracing span (rpc, variant, outcome).
+
+use std::{pin::Pin, sync::Arc, time::Instant};
+
+use tokio_stream::{Stream, StreamExt as _};
+use tonic::{Request, Response, Status};
+use variant_engine::{Registry, divide, perft};
+
+use crate::{
+    convert::{self, Caps, Game},
+    engine_pool::{AnalysisEvent, EnginePool},
+    proto::{self as pb, game_engine_server::GameEngine},
+};
+
+/// Implementation of `chessvariants.engine.v1.GameEngine`.
+#[derive(Debug, Clone)]
+pub struct GameEngineService {
+    registry: Arc<Registry>,
+    caps: Arc<Caps>,
+    pool: Arc<EnginePool>,
+}
+
+impl GameEngineService {
+    /// Creates the service over a registry, request caps and a search pool.
+    pub fn new(registry: Arc<Registry>, caps: Caps, pool: Arc<EnginePool>) -> Self {
+        GameEngineService {
+            registry,
+            caps: Arc::new(caps),
+            pool,
+        }
+    }
+
+    /// Validates and replays a request position, recording the variant in the RPC span.
+    fn game(&self, position: Option<pb::Position>) -> Result<Game, Status> {
+        if let Some(p) = &position {
+            tracing::Span::current().record("variant", p.variant.as_str());
+        }
+        Ok(Game::from_proto(&self.registry, &self.caps, position)?)
+    }
+}
+
+/// The request's gRPC deadline as an instant.
+fn deadline<T>(request: &Request<T>) -> Option<Instant> {
+    convert::grpc_timeout(request.metadata()).and_then(|t| Instant::now().checked_add(t))
+}
+
+/// Stream type of `Analyze`.
+type AnalyzeStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl GameEngine for GameEngineService {
+    #[tracing::instrument(skip_all, fields(rpc = "ListVariants"))]
+    async fn list_variants(
+        &self,
+        _request: Request<pb::ListVariantsRequest>,
+    ) -> Result<Response<pb::ListVariantsResponse>, Status> {
+        Ok(Response::new(convert::variants(&self.registry)))
+    }
+
+    #[tracing::instrument(skip_all, fields(rpc = "LegalMoves", variant), err(level = "info"))]
+    async fn legal_moves(
+        &self,
+        request: Request<pb::LegalMovesRequest>,
+    ) -> Result<Response<pb::LegalMovesResponse>, Status> {
+        let pb::LegalMovesRequest { position } = request.into_inner();
+        let pos = self.game(position)?.position;
+        Ok(Response::new(pb::LegalMovesResponse {
+            moves: convert::legal_moves(&pos),
+            fen: pos.fen(),
+            status: Some(convert::status(&pos)),
+        }))
+    }
+
+    #[tracing::instrument(skip_all, fields(rpc = "ApplyMove", variant), err(level = "info"))]
+    async fn apply_move(
+        &self,
+        request: Request<pb::ApplyMoveRequest>,
+    ) -> Result<Response<pb::ApplyMoveResponse>, Status> {
+        let pb::ApplyMoveRequest { position, r#move } = request.into_inner();
+        let mut game = self.game(position)?;
+        let description = game.play(&self.caps, &r#move)?;
+        Ok(Response::new(pb::ApplyMoveResponse {
+            position: Some(game.to_proto()),
+            fen: game.position.fen(),
+            r#move: Some(description.into()),
+            status: Some(convert::status(&game.position)),
+        }))
+    }
+
+    #[tracing::instrument(skip_all, fields(rpc = "BestMove", variant), err(level = "info"))]
+    async fn best_move(
+        &self,
+        request: Request<pb::BestMoveRequest>,
+    ) -> Result<Response<pb::BestMoveResponse>, Status> {
+        let deadline = deadline(&request);
+        let pb::BestMoveRequest { position, limits } = request.into_inner();
+        let pos = self.game(position)?.position;
+        let limits = convert::limits(&self.caps, limits)?;
+        let result = self.pool.best_move(pos.clone(), limits, deadline).await?;
+        tracing::info!(
+            depth = result.depth,
+            nodes = result.nodes,
+            nps = result.nps,
+            "search done"
+        );
+        Ok(Response::new(convert::best_move(&pos, &result)))
+    }
+
+    type AnalyzeStream = AnalyzeStream;
+
+    #[tracing::instrument(skip_all, fields(rpc = "Analyze", variant), err(level = "info"))]
+    async fn analyze(
+        &self,
+        request: Request<pb::AnalyzeRequest>,
+    ) -> Result<Response<Self::AnalyzeStream>, Status> {
+        let deadline = deadline(&request);
+        let pb::AnalyzeRequest { position, limits } = request.into_inner();
+        let pos = self.game(position)?.position;
+        let limits = convert::limits(&self.caps, limits)?;
+        let analysis = self.pool.analyze(pos.clone(), limits, deadline).await?;
+        let stream = analysis.map(move |event| {
+            let update = match event? {
+                AnalysisEvent::Info(info) => {
+                    pb::analyze_response::Update::Info(convert::line(&pos, &info))
+                }
+                AnalysisEvent::Done(result) => {
+                    pb::analyze_response::Update::Result(convert::best_move(&pos, &result))
+                }
+            };
+            Ok(pb::AnalyzeResponse {
+                update: Some(update),
+            })
+        });
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    #[tracing::instrument(skip_all, fields(rpc = "Perft", variant), err(level = "info"))]
+    async fn perft(
+        &self,
+        request: Request<pb::PerftRequest>,
+    ) -> Result<Response<pb::PerftResponse>, Status> {
+        let deadline = deadline(&request);
+        let pb::PerftRequest {
+            position,
+            depth,
+            split,
+        } = request.into_inner();
+        let mut pos = self.game(position)?.position;
+        let depth = convert::perft_depth(&self.caps, depth)?;
+        let response = self
+            .pool
+            .run(deadline, move || {
+                let (nodes, moves) = if split {
+                    let moves = divide(&mut pos, depth);
+                    (moves.iter().map(|&(_, n)| n).sum(), moves)
+                } else {
+                    (perft(&mut pos, depth), Vec::new())
+                };
+                convert::perft(&pos, nodes, &moves)
+            })
+            .await?;
+        Ok(Response::new(response))
+    }
+
+    // Same span as every RPC, so that Echo is a fair floor for LegalMoves in load benchmarks.
+    #[tracing::instrument(skip_all, fields(rpc = "Echo"))]
+    async fn echo(
+        &self,
+        request: Request<pb::EchoRequest>,
+    ) -> Result<Response<pb::EchoResponse>, Status> {
+        let pb::EchoRequest { payload } = request.into_inner();
+        Ok(Response::new(pb::EchoResponse { payload }))
+    }
+}

@@ -1,0 +1,205 @@
+//! Command line and environment configuration (clap derive), validated once at startup.
+//!
+//! Flag and variable names are a contract with the deploy files: do not rename them.
+
+use std::{net::SocketAddr, num::NonZeroUsize, time::Duration};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Command line of the `variant-service` binary.
+#[derive(Debug, Parser)]
+#[command(
+    name = "variant-service",
+    version,
+    about = "gRPC game-engine service for chess variants"
+)]
+pub struct Cli {
+    /// What to do; no subcommand = serve.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Server configuration (used when serving).
+    #[command(flatten)]
+    pub config: Config,
+}
+
+/// Subcommands besides serving.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Dial grpc.health.v1 Check and exit 0 iff the server is SERVING (container HEALTHCHECK).
+    Healthcheck {
+        /// Address of the server to check.
+        #[arg(long, default_value = "http://127.0.0.1:50051")]
+        addr: String,
+    },
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line (for log collectors).
+    Json,
+}
+
+/// Server configuration. Build it with clap (`Cli::parse`) or [`Config::default`] in tests, then
+/// call [`Config::validate`].
+#[derive(Debug, Clone, Args)]
+pub struct Config {
+    /// Address to listen on.
+    #[arg(long, env = "VARIANT_LISTEN", default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+    /// Concurrent searches (default: available cores / search threads, at least 1).
+    #[arg(long, env = "VARIANT_MAX_SEARCHES")]
+    pub max_searches: Option<NonZeroUsize>,
+    /// Threads per search when a request does not ask for a number.
+    #[arg(long, env = "VARIANT_SEARCH_THREADS", default_value_t = 1)]
+    pub search_threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, env = "VARIANT_HASH_MB", default_value_t = 16)]
+    pub hash_mb: usize,
+    /// Searches that may wait for a free slot before requests are refused (`RESOURCE_EXHAUSTED`).
+    #[arg(long, env = "VARIANT_SEARCH_QUEUE", default_value_t = 16)]
+    pub search_queue: usize,
+    /// Maximum length of a position's moves list.
+    #[arg(long, env = "VARIANT_MAX_MOVES", default_value_t = 1000)]
+    pub max_moves: usize,
+    /// Maximum perft depth.
+    #[arg(long, env = "VARIANT_MAX_PERFT_DEPTH", default_value_t = 5)]
+    pub max_perft_depth: u32,
+    /// Maximum search depth a request may ask for.
+    #[arg(long, env = "VARIANT_MAX_DEPTH", default_value_t = 64)]
+    pub max_depth: u32,
+    /// Maximum search nodes a request may ask for.
+    #[arg(long, env = "VARIANT_MAX_NODES", default_value_t = 1_000_000_000)]
+    pub max_nodes: u64,
+    /// Maximum search time (ms) a request may ask for.
+    #[arg(long, env = "VARIANT_MAX_MOVETIME_MS", default_value_t = 60_000)]
+    pub max_movetime_ms: u32,
+    /// Search time (ms) used when a request sets no depth, node or time limit.
+    #[arg(long, env = "VARIANT_DEFAULT_MOVETIME_MS", default_value_t = 1_000)]
+    pub default_movetime_ms: u32,
+    /// Maximum threads a single search may ask for.
+    #[arg(long, env = "VARIANT_MAX_THREADS", default_value_t = 4)]
+    pub max_threads: u32,
+    /// Maximum principal variations a search may ask for.
+    #[arg(long, env = "VARIANT_MAX_MULTIPV", default_value_t = 8)]
+    pub max_multipv: u32,
+    /// Maximum encoded size of a request or response message, in bytes.
+    #[arg(long, env = "VARIANT_MAX_MESSAGE_BYTES", default_value_t = 1 << 20)]
+    pub max_message_bytes: usize,
+    /// Seconds to drain in-flight requests after SIGTERM/SIGINT before cancelling them.
+    #[arg(long, env = "VARIANT_SHUTDOWN_GRACE_SECS", default_value_t = 20)]
+    pub shutdown_grace_secs: u64,
+    /// Log format (the level comes from `RUST_LOG`, default info).
+    #[arg(long, env = "VARIANT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+impl Default for Config {
+    /// The same values as the command line defaults.
+    fn default() -> Self {
+        Cli::parse_from(["variant-service"]).config
+    }
+}
+
+/// A configuration value that makes no sense.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration: {0}")]
+pub struct ConfigError(String);
+
+impl Config {
+    /// Checks the values that clap's types cannot.
+    ///
+    /// # Errors
+    /// Names the first offending flag.
+    pub fn validate(self) -> Result<Self, ConfigError> {
+        let positive = [
+            ("--search-threads", self.search_threads as u64),
+            ("--max-perft-depth", u64::from(self.max_perft_depth)),
+            ("--max-depth", u64::from(self.max_depth)),
+            ("--max-nodes", self.max_nodes),
+            ("--max-movetime-ms", u64::from(self.max_movetime_ms)),
+            ("--default-movetime-ms", u64::from(self.default_movetime_ms)),
+            ("--max-threads", u64::from(self.max_threads)),
+            ("--max-multipv", u64::from(self.max_multipv)),
+            ("--max-message-bytes", self.max_message_bytes as u64),
+        ];
+        if let Some((flag, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(ConfigError(format!("{flag} must be at least 1")));
+        }
+        if self.default_movetime_ms > self.max_movetime_ms {
+            return Err(ConfigError(format!(
+                "--default-movetime-ms {} exceeds --max-movetime-ms {}",
+                self.default_movetime_ms, self.max_movetime_ms
+            )));
+        }
+        if self.search_threads > self.max_threads as usize {
+            return Err(ConfigError(format!(
+                "--search-threads {} exceeds --max-threads {}",
+                self.search_threads, self.max_threads
+            )));
+        }
+        Ok(self)
+    }
+
+    /// Concurrent searches: the flag, or available cores divided by threads per search.
+    pub fn max_searches(&self) -> usize {
+        self.max_searches.map_or_else(
+            || {
+                let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+                (cores / self.search_threads.max(1)).max(1)
+            },
+            NonZeroUsize::get,
+        )
+    }
+
+    /// Drain period after a shutdown signal.
+    pub fn shutdown_grace(&self) -> Duration {
+        Duration::from_secs(self.shutdown_grace_secs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_listen_locally() {
+        let config = Config::default().validate().expect("defaults are valid");
+        assert_eq!(config.listen.to_string(), "127.0.0.1:50051");
+        assert_eq!(config.max_moves, 1000);
+        assert_eq!(config.search_threads, 1);
+        assert!(config.max_searches() >= 1);
+    }
+
+    #[test]
+    fn zero_caps_are_rejected_naming_the_flag() {
+        let config = Cli::parse_from(["variant-service", "--max-depth", "0"]).config;
+        let err = config.validate().expect_err("zero depth cap");
+        assert!(err.to_string().contains("--max-depth"), "{err}");
+    }
+
+    #[test]
+    fn default_search_threads_must_fit_the_per_request_cap() {
+        let config = Cli::parse_from([
+            "variant-service",
+            "--search-threads",
+            "8",
+            "--max-threads",
+            "4",
+        ])
+        .config;
+        let err = config.validate().expect_err("8 > 4");
+        assert!(err.to_string().contains("--search-threads 8"), "{err}");
+    }
+
+    #[test]
+    fn healthcheck_subcommand_parses_addr() {
+        let cli = Cli::parse_from(["variant-service", "healthcheck", "--addr", "http://[::1]:1"]);
+        assert!(
+            matches!(cli.command, Some(Command::Healthcheck { addr }) if addr == "http://[::1]:1")
+        );
+    }
+}

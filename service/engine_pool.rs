@@ -1,0 +1,422 @@
+//! The async <-> CPU bridge: runs searches (and perft) on dedicated OS threads.
+//!
+//! CPU-bound work never runs on tokio workers, which must stay free to serve cheap RPCs. A
+//! semaphore bounds the concurrent jobs; a bounded number of requests may wait for a slot, and
+//! beyond that requests are refused at once with `RESOURCE_EXHAUSTED` (failing fast lets a load
+//! balancer retry elsewhere). Each running job owns a stop flag; the request future holds a
+//! [`StopOnDrop`] guard, so a client that cancels (tonic drops the future) stops the search, as in
+//! tonic's cancellation example.
+
+use std::{
+    future::Future as _,
+    pin::Pin,
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    },
+    task::{Context, Poll},
+    time::{Duration, Instant},
+};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
+use tokio_stream::Stream;
+use variant_engine::{Limits, PoolConfig, Position, SearchInfo, SearchPool, SearchResult};
+
+use crate::error::{ServiceError, ServiceResult};
+
+/// Time kept back from the gRPC deadline so the result still reaches the client in time.
+pub const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
+/// Suggested client back-off when refusing work.
+pub const RETRY_AFTER: Duration = Duration::from_millis(500);
+/// Intermediate Analyze updates buffered per stream; more are dropped for slow readers.
+const INFO_BUFFER: usize = 16;
+
+/// Sizes of the pool.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolSettings {
+    /// Concurrent jobs (searches or perfts).
+    pub slots: usize,
+    /// Requests allowed to wait for a slot.
+    pub queue: usize,
+    /// Transposition table size.
+    pub hash_mb: usize,
+}
+
+/// Runs CPU-bound jobs on dedicated threads with admission control.
+#[derive(Debug)]
+pub struct EnginePool {
+    /// Idle engine search pools, one per slot: an engine `SearchPool` owns one transposition
+    /// table and runs one search at a time, so each concurrent search needs its own.
+    idle: Arc<Mutex<Vec<SearchPool>>>,
+    permits: Arc<Semaphore>,
+    waiting: AtomicUsize,
+    settings: PoolSettings,
+}
+
+/// Sets a job's stop flag when dropped, i.e. when the request is cancelled or finishes.
+#[derive(Debug)]
+pub struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A slot in use: an admission permit plus an engine search pool, returned on drop.
+struct Slot {
+    search: Option<SearchPool>,
+    idle: Arc<Mutex<Vec<SearchPool>>>,
+    // Declared last so it is released after `drop` has put the search pool back: whoever gets
+    // the permit next then always finds an idle pool.
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(search) = self.search.take() {
+            self.idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(search);
+        }
+    }
+}
+
+/// Decrements the wait-queue count when a waiting request gets a slot or is dropped.
+struct QueueSlot<'a>(&'a AtomicUsize);
+
+impl Drop for QueueSlot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A job running on its own thread. Dropping it stops the job.
+#[derive(Debug)]
+pub struct Running<T> {
+    result: oneshot::Receiver<T>,
+    _stop: StopOnDrop,
+}
+
+impl<T> Running<T> {
+    /// Waits for the job's result.
+    ///
+    /// # Errors
+    /// [`ServiceError::Internal`] if the job thread died (panicked) without a result.
+    pub async fn finish(self) -> ServiceResult<T> {
+        self.result
+            .await
+            .map_err(|_| ServiceError::Internal("engine thread ended without a result".into()))
+    }
+}
+
+/// One item of an analysis stream.
+#[derive(Debug)]
+pub enum AnalysisEvent {
+    /// A completed search iteration.
+    Info(SearchInfo),
+    /// The final result (always last).
+    Done(SearchResult),
+}
+
+/// Stream of search updates followed by the final result; dropping it stops the search.
+#[derive(Debug)]
+pub struct Analysis {
+    infos: mpsc::Receiver<SearchInfo>,
+    infos_done: bool,
+    running: Option<Running<SearchResult>>,
+}
+
+impl Stream for Analysis {
+    type Item = ServiceResult<AnalysisEvent>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if !this.infos_done {
+            match this.infos.poll_recv(cx) {
+                Poll::Ready(Some(info)) => return Poll::Ready(Some(Ok(AnalysisEvent::Info(info)))),
+                // The search thread dropped its sender: only the final result remains.
+                Poll::Ready(None) => this.infos_done = true,
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        let Some(running) = this.running.as_mut() else {
+            return Poll::Ready(None);
+        };
+        match Pin::new(&mut running.result).poll(cx) {
+            Poll::Ready(result) => {
+                this.running = None;
+                Poll::Ready(Some(result.map(AnalysisEvent::Done).map_err(|_| {
+                    ServiceError::Internal("search thread ended without a result".into())
+                })))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl EnginePool {
+    /// Creates the pool with one engine search pool (transposition table) per slot.
+    pub fn new(settings: PoolSettings) -> Self {
+        let slots = settings.slots.max(1);
+        let idle = (0..slots)
+            .map(|_| {
+                SearchPool::new(PoolConfig {
+                    hash_mb: settings.hash_mb,
+                })
+            })
+            .collect();
+        EnginePool {
+            idle: Arc::new(Mutex::new(idle)),
+            permits: Arc::new(Semaphore::new(slots)),
+            waiting: AtomicUsize::new(0),
+            settings,
+        }
+    }
+
+    /// Waits for a slot, or refuses when the wait queue is full.
+    async fn admit(&self) -> ServiceResult<Slot> {
+        let permit = self.permit().await?;
+        let search = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
+            .ok_or_else(|| ServiceError::Internal("no idle search pool behind a permit".into()))?;
+        Ok(Slot {
+            search: Some(search),
+            idle: Arc::clone(&self.idle),
+            _permit: permit,
+        })
+    }
+
+    /// Waits for a permit, or refuses when the wait queue is full.
+    async fn permit(&self) -> ServiceResult<OwnedSemaphorePermit> {
+        if let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() {
+            return Ok(permit);
+        }
+        let queued = self.waiting.fetch_add(1, Ordering::AcqRel);
+        let _slot = QueueSlot(&self.waiting);
+        if queued >= self.settings.queue {
+            return Err(ServiceError::Busy {
+                slots: self.settings.slots,
+                queue: self.settings.queue,
+                retry_after: RETRY_AFTER,
+            });
+        }
+        Arc::clone(&self.permits)
+            .acquire_owned()
+            .await
+            .map_err(|_| ServiceError::Internal("search semaphore closed".into()))
+    }
+
+    /// Admits a job and starts it on a new thread. `job` receives the slot's engine search
+    /// pool, the stop flag and the time left before `deadline` (minus [`DEADLINE_MARGIN`]).
+    ///
+    /// # Errors
+    /// `Busy` when the queue is full, `DeadlineExceeded` if no time is left once admitted,
+    /// `Internal` if the thread cannot be spawned.
+    pub async fn start<T, F>(&self, deadline: Option<Instant>, job: F) -> ServiceResult<Running<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
+    {
+        let slot = self.admit().await?;
+        let budget = match deadline {
+            Some(deadline) => Some(
+                deadline
+                    .checked_duration_since(Instant::now() + DEADLINE_MARGIN)
+                    .filter(|left| !left.is_zero())
+                    .ok_or(ServiceError::DeadlineExceeded)?,
+            ),
+            None => None,
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = oneshot::channel();
+        let thread_stop = Arc::clone(&stop);
+        std::thread::Builder::new()
+            .name("engine-job".into())
+            .spawn(move || {
+                // The slot is held as long as the CPU work, not as long as the request.
+                let Some(search) = slot.search.as_ref() else {
+                    return;
+                };
+                let result = job(search, &thread_stop, budget);
+                drop(slot);
+                // The receiver is gone if the client cancelled; nothing to do then.
+                let _ = tx.send(result);
+            })
+            .map_err(|e| ServiceError::Internal(format!("cannot spawn engine thread: {e}")))?;
+        Ok(Running {
+            result: rx,
+            _stop: StopOnDrop(stop),
+        })
+    }
+
+    /// Runs one search to completion. The deadline caps the search time.
+    ///
+    /// # Errors
+    /// See [`EnginePool::start`].
+    pub async fn best_move(
+        &self,
+        position: Position,
+        limits: Limits,
+        deadline: Option<Instant>,
+    ) -> ServiceResult<SearchResult> {
+        self.start(deadline, move |search, stop, budget| {
+            search.search(&position, &cap_movetime(limits, budget), stop, &mut |_| {})
+        })
+        .await?
+        .finish()
+        .await
+    }
+
+    /// Starts a search whose iterations are streamed.
+    ///
+    /// # Errors
+    /// See [`EnginePool::start`].
+    pub async fn analyze(
+        &self,
+        position: Position,
+        limits: Limits,
+        deadline: Option<Instant>,
+    ) -> ServiceResult<Analysis> {
+        let (info_tx, infos) = mpsc::channel(INFO_BUFFER);
+        let running = self
+            .start(deadline, move |search, stop, budget| {
+                let limits = cap_movetime(limits, budget);
+                search.search(&position, &limits, stop, &mut |info| {
+                    // Never block the search on a slow client: drop the update if the buffer is
+                    // full. The final result travels on its own channel and is never dropped.
+                    let _ = info_tx.try_send(info.clone());
+                })
+            })
+            .await?;
+        Ok(Analysis {
+            infos,
+            infos_done: false,
+            running: Some(running),
+        })
+    }
+
+    /// Runs a CPU-bound job that has no search limits (perft) under the same admission control.
+    ///
+    /// # Errors
+    /// See [`EnginePool::start`].
+    pub async fn run<T, F>(&self, deadline: Option<Instant>, job: F) -> ServiceResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.start(deadline, move |_, _, _| job())
+            .await?
+            .finish()
+            .await
+    }
+}
+
+/// Caps the search time by the time left before the deadline.
+fn cap_movetime(mut limits: Limits, budget: Option<Duration>) -> Limits {
+    if let Some(budget) = budget {
+        limits.movetime = Some(limits.movetime.map_or(budget, |t| t.min(budget)));
+    }
+    limits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(slots: usize, queue: usize) -> Arc<EnginePool> {
+        Arc::new(EnginePool::new(PoolSettings {
+            slots,
+            queue,
+            hash_mb: 1,
+        }))
+    }
+
+    /// Starts a job that runs until its stop flag is set, and reports when it has stopped.
+    async fn spin(pool: &EnginePool) -> (Running<()>, oneshot::Receiver<()>) {
+        let (done_tx, done_rx) = oneshot::channel();
+        let running = pool
+            .start(None, move |_, stop, _| {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let _ = done_tx.send(());
+            })
+            .await
+            .expect("admitted");
+        (running, done_rx)
+    }
+
+    #[tokio::test]
+    async fn full_queue_is_refused_with_busy() {
+        let pool = pool(1, 0);
+        let (_running, _done) = spin(&pool).await;
+        let err = pool.run(None, || ()).await.expect_err("no slot, no queue");
+        assert!(matches!(err, ServiceError::Busy { .. }), "{err}");
+    }
+
+    #[tokio::test]
+    async fn dropping_the_request_stops_the_job_and_frees_the_slot() {
+        let pool = pool(1, 0);
+        let (running, done) = spin(&pool).await;
+        drop(running);
+        done.await.expect("job saw its stop flag");
+        // The permit is released when the thread ends, shortly after the stop.
+        let value = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                match pool.run(None, || 7).await {
+                    Ok(v) => break v,
+                    Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+                }
+            }
+        })
+        .await
+        .expect("slot freed");
+        assert_eq!(value, 7);
+    }
+
+    #[tokio::test]
+    async fn an_expired_deadline_is_refused() {
+        let pool = pool(1, 0);
+        let err = pool
+            .run(Some(Instant::now()), || ())
+            .await
+            .expect_err("no time left");
+        assert!(matches!(err, ServiceError::DeadlineExceeded));
+    }
+
+    #[tokio::test]
+    async fn each_slot_gets_its_own_search_pool_back_after_a_search() {
+        let pool = pool(2, 0);
+        let chess = variant_engine::Registry::builtin()
+            .get("chess")
+            .expect("chess is built in");
+        let limits = Limits {
+            depth: Some(2),
+            threads: 1,
+            multipv: 1,
+            ..Limits::default()
+        };
+        let (a, b) = tokio::join!(
+            pool.best_move(Position::new(Arc::clone(&chess)), limits.clone(), None),
+            pool.best_move(Position::new(chess), limits, None),
+        );
+        assert!(a.expect("first").best_move.is_some());
+        assert!(b.expect("second").best_move.is_some());
+        assert_eq!(pool.idle.lock().expect("lock").len(), 2);
+    }
+
+    #[test]
+    fn deadline_budget_caps_movetime() {
+        let limits = Limits {
+            movetime: Some(Duration::from_secs(10)),
+            ..Limits::default()
+        };
+        let capped = cap_movetime(limits, Some(Duration::from_millis(300)));
+        assert_eq!(capped.movetime, Some(Duration::from_millis(300)));
+    }
+}

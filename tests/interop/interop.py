@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Black-box interop check of variant-service with Python grpcio (a client nobody here wrote).
+
+Generates a client from proto/ with grpc_tools.protoc into a temporary directory, then runs the
+public RPCs against a running server. Exits non-zero on the first failure.
+
+Usage: interop.py --addr 127.0.0.1:50051 [--proto-root proto]
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+SERVICE = "chessvariants.engine.v1.GameEngine"
+PROTO = "chessvariants/engine/v1/engine.proto"
+TIMEOUT = 60.0
+
+
+def generate(proto_root, out_dir):
+    """Compiles the .proto with grpcio-tools and makes the modules importable."""
+    subprocess.run(
+        [sys.executable, "-m", "grpc_tools.protoc", f"-I{proto_root}",
+         f"--python_out={out_dir}", f"--grpc_python_out={out_dir}", PROTO],
+        check=True,
+    )
+    sys.path.insert(0, out_dir)
+    from chessvariants.engine.v1 import engine_pb2, engine_pb2_grpc  # noqa: E402
+    return engine_pb2, engine_pb2_grpc
+
+
+def check(condition, what):
+    if not condition:
+        raise AssertionError(what)
+    print(f"ok   {what}")
+
+
+def run(addr, pb, pb_grpc):
+    channel = grpc.insecure_channel(addr)
+    grpc.channel_ready_future(channel).result(timeout=10)
+    stub = pb_grpc.GameEngineStub(channel)
+
+    health = health_pb2_grpc.HealthStub(channel).Check(
+        health_pb2.HealthCheckRequest(service=""), timeout=TIMEOUT)
+    check(health.status == health_pb2.HealthCheckResponse.SERVING, "health is SERVING")
+
+    variants = stub.ListVariants(pb.ListVariantsRequest(), timeout=TIMEOUT).variants
+    names = [v.name for v in variants]
+    check("chess" in names, f"ListVariants lists chess ({', '.join(names)})")
+    for v in variants:
+        legal = stub.LegalMoves(
+            pb.LegalMovesRequest(position=pb.Position(variant=v.name)), timeout=TIMEOUT)
+        check(len(legal.moves) > 0 and legal.status.ongoing,
+              f"LegalMoves {v.name}: {len(legal.moves)} moves, ongoing")
+
+    start = pb.Position(variant="chess")
+    legal = stub.LegalMoves(pb.LegalMovesRequest(position=start), timeout=TIMEOUT)
+    ucis = {m.uci for m in legal.moves}
+    check(len(legal.moves) == 20 and "e2e4" in ucis, "LegalMoves chess start: 20 moves incl. e2e4")
+
+    applied = stub.ApplyMove(pb.ApplyMoveRequest(position=start, move="e4"), timeout=TIMEOUT)
+    check(list(applied.position.moves) == ["e2e4"], "ApplyMove SAN e4 -> moves [e2e4]")
+    check(applied.move.uci == "e2e4" and applied.move.to == "e4", "ApplyMove describes the move")
+    check(" b " in applied.fen and applied.status.ongoing, f"ApplyMove FEN {applied.fen}")
+
+    best = stub.BestMove(
+        pb.BestMoveRequest(position=start, limits=pb.Limits(depth=4)), timeout=TIMEOUT)
+    check(best.move.uci in ucis, f"BestMove depth 4 -> legal move {best.move.uci}")
+    check(best.depth == 4 and best.nodes > 0, f"BestMove reports depth {best.depth}")
+
+    updates = list(stub.Analyze(
+        pb.AnalyzeRequest(position=start, limits=pb.Limits(depth=3)), timeout=TIMEOUT))
+    check(len(updates) >= 2 and updates[-1].WhichOneof("update") == "result",
+          f"Analyze streamed {len(updates) - 1} updates then the result")
+
+    perft = stub.Perft(pb.PerftRequest(position=start, depth=3), timeout=TIMEOUT)
+    check(perft.nodes == 8902, f"Perft chess depth 3 = {perft.nodes}")
+
+    try:
+        stub.LegalMoves(pb.LegalMovesRequest(
+            position=pb.Position(variant="chess", fen="not a fen")), timeout=TIMEOUT)
+        raise AssertionError("a bad FEN was accepted")
+    except grpc.RpcError as err:
+        check(err.code() == grpc.StatusCode.INVALID_ARGUMENT and "FEN" in err.details(),
+              f"bad FEN -> {err.code().name}: {err.details()}")
+
+    reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+    responses = reflection.ServerReflectionInfo(
+        iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=TIMEOUT)
+    services = [s.name for r in responses for s in r.list_services_response.service]
+    check(SERVICE in services, f"reflection (v1alpha) lists {', '.join(services)}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--addr", default="127.0.0.1:50051")
+    parser.add_argument("--proto-root", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as out_dir:
+        pb, pb_grpc = generate(args.proto_root, out_dir)
+        try:
+            run(args.addr, pb, pb_grpc)
+        except (AssertionError, grpc.RpcError) as err:
+            print(f"FAIL {err}", file=sys.stderr)
+            return 1
+    print("interop: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
