@@ -99,6 +99,21 @@ const MATES: &[(&str, &str, i32, Option<&str>)] = &[
         3,
         Some("e3e10"),
     ),
+    // Decima: the white king (10 points) steps onto the tenth rank; Black has no capture there
+    // to answer the "check" and loses (h10, i10 and j10 all win).
+    (
+        "decima",
+        "10/8K1/10/10/10/10/10/10/k9/10 w - - 0 1",
+        1,
+        None,
+    ),
+    // Orphic with both kings on the board and empty pockets: 1. Ra8#.
+    (
+        "orphic",
+        "6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1",
+        1,
+        Some("a1a8"),
+    ),
 ];
 
 #[test]
