@@ -128,7 +128,7 @@ impl Call {
             let _entered = self.span.enter();
             tracing::info!(
                 code = ?code,
-                message = status.message(),
+                error = status.message(),
                 "rpc failed"
             );
         }
