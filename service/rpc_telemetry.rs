@@ -27,7 +27,7 @@ use opentelemetry::{
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use tonic::Code;
 use tower::{Layer, Service};
-use tracing::{Instrument as _, Span, field::Empty};
+use tracing::{Instrument as _, Level, Span, field::Empty};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use crate::telemetry::RpcMetrics;
@@ -74,6 +74,32 @@ impl Extractor for MetadataExtractor<'_> {
     fn keys(&self) -> Vec<&str> {
         self.0.keys().map(http::HeaderName::as_str).collect()
     }
+}
+
+/// Health checks come every few seconds from every probe: their span is at DEBUG level, so
+/// neither the default logs nor the exported traces fill up with them (they are still measured
+/// in `rpc.server.duration`).
+const HEALTH_SERVICE: &str = "grpc.health.v1.Health";
+
+/// The RPC span at a given level (a span's level must be a constant at its call site).
+macro_rules! rpc_span {
+    ($level:expr, $service:expr, $method:expr) => {
+        tracing::span!(
+            $level,
+            "rpc",
+            otel.name = format!("{}/{}", $service, $method),
+            otel.kind = "server",
+            otel.status_code = Empty,
+            otel.status_description = Empty,
+            rpc.system = "grpc",
+            rpc.service = $service.as_str(),
+            rpc.method = $method.as_str(),
+            rpc.grpc.status_code = Empty,
+            variant = Empty,
+            moves = Empty,
+            trace_id = Empty,
+        )
+    };
 }
 
 /// `/package.Service/Method` -> (`package.Service`, `Method`).
@@ -163,20 +189,11 @@ where
 
     fn call(&mut self, request: http::Request<ReqBody>) -> Self::Future {
         let (service, method) = split_path(request.uri().path());
-        let span = tracing::info_span!(
-            "rpc",
-            otel.name = format!("{service}/{method}"),
-            otel.kind = "server",
-            otel.status_code = Empty,
-            otel.status_description = Empty,
-            rpc.system = "grpc",
-            rpc.service = service.as_str(),
-            rpc.method = method.as_str(),
-            rpc.grpc.status_code = Empty,
-            variant = Empty,
-            moves = Empty,
-            trace_id = Empty,
-        );
+        let span = if service == HEALTH_SERVICE {
+            rpc_span!(Level::DEBUG, service, method)
+        } else {
+            rpc_span!(Level::INFO, service, method)
+        };
         let caller = TraceContextPropagator::new().extract(&MetadataExtractor(request.headers()));
         if caller.span().span_context().is_valid() {
             // Fails only when no OpenTelemetry layer is installed (tests without telemetry).

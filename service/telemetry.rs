@@ -27,7 +27,7 @@ use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::{
     Resource,
     metrics::{PeriodicReader, SdkMeterProvider},
-    trace::SdkTracerProvider,
+    trace::{IdGenerator as _, RandomIdGenerator, SdkTracerProvider},
 };
 use tracing::{Level, Span, Subscriber, field::Empty};
 use tracing_subscriber::{
@@ -186,6 +186,16 @@ fn resource() -> Resource {
     {
         builder =
             builder.with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")));
+    }
+    // Replicas must differ in at least one resource attribute, or a metrics backend merges
+    // (and the collector's Prometheus exporter overwrites) their series. Kubernetes passes the
+    // pod name; elsewhere (compose) a random id per process does.
+    if detected
+        .get(&Key::from_static_str("service.instance.id"))
+        .is_none()
+    {
+        let id = RandomIdGenerator::default().new_trace_id();
+        builder = builder.with_attribute(KeyValue::new("service.instance.id", id.to_string()));
     }
     builder.build()
 }

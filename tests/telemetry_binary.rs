@@ -119,6 +119,10 @@ async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
         attr(&resource, "deployment.environment").as_deref(),
         Some("test")
     );
+    assert!(
+        attr(&resource, "service.instance.id").is_some_and(|id| !id.is_empty()),
+        "replicas are told apart"
+    );
 
     // JSON logs carry the trace id of the call they belong to.
     let traced_line = logs
