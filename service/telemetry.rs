@@ -27,7 +27,7 @@ use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::{
     Resource,
     metrics::{PeriodicReader, SdkMeterProvider},
-    trace::{IdGenerator as _, RandomIdGenerator, SdkTracerProvider},
+    trace::{IdGenerator as _, RandomIdGenerator, Sampler, SdkTracerProvider},
 };
 use tracing::{Level, Span, Subscriber, field::Empty};
 use tracing_subscriber::{
@@ -95,7 +95,13 @@ impl TelemetryConfig {
     /// `OTEL_TRACES_EXPORTER` is not `none`), metrics likewise with `..._METRICS_ENDPOINT` and
     /// `OTEL_METRICS_EXPORTER`.
     pub fn from_env(log_format: LogFormat) -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self::from_vars(log_format, |name| std::env::var(name).ok())
+    }
+
+    /// [`TelemetryConfig::from_env`] over any variable lookup (tests cannot safely set
+    /// process environment variables).
+    pub fn from_vars(log_format: LogFormat, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let enabled = |signal: &str| {
             let endpoint = var("OTEL_EXPORTER_OTLP_ENDPOINT")
                 .or_else(|| var(&format!("OTEL_EXPORTER_OTLP_{signal}_ENDPOINT")));
@@ -204,6 +210,11 @@ fn resource() -> Resource {
 fn providers(otlp: &OtlpConfig) -> Result<Telemetry, TelemetryError> {
     let resource = resource();
     let mut tracer = SdkTracerProvider::builder().with_resource(resource.clone());
+    if !otlp.traces {
+        // Nothing would be exported: keep trace ids and context propagation (for the logs and
+        // downstream calls) but skip recording span data on every call.
+        tracer = tracer.with_sampler(Sampler::AlwaysOff);
+    }
     if otlp.traces {
         let mut exporter = opentelemetry_otlp::SpanExporter::builder().with_tonic();
         if let Some(endpoint) = &otlp.endpoint {
@@ -488,5 +499,60 @@ fn stop_reason(reason: StopReason) -> &'static str {
 impl std::fmt::Debug for WithTraceId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("WithTraceId")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn otlp(vars: &[(&str, &str)]) -> OtlpConfig {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        TelemetryConfig::from_vars(LogFormat::Text, |name| vars.get(name).cloned()).otlp
+    }
+
+    #[test]
+    fn nothing_is_exported_without_an_endpoint() {
+        assert_eq!(otlp(&[]), OtlpConfig::default());
+        assert_eq!(
+            otlp(&[("OTEL_EXPORTER_OTLP_ENDPOINT", " ")]),
+            OtlpConfig::default()
+        );
+    }
+
+    #[test]
+    fn the_general_endpoint_enables_both_signals() {
+        let config = otlp(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4317")]);
+        assert!(config.traces && config.metrics);
+        // The exporter reads the endpoint itself, with the per-signal precedence rules.
+        assert_eq!(config.endpoint, None);
+    }
+
+    #[test]
+    fn a_signal_endpoint_enables_only_that_signal() {
+        let config = otlp(&[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://jaeger:4317")]);
+        assert!(config.traces && !config.metrics);
+        let config = otlp(&[("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://c:4317")]);
+        assert!(!config.traces && config.metrics);
+    }
+
+    #[test]
+    fn exporter_none_switches_a_signal_off() {
+        let config = otlp(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4317"),
+            ("OTEL_METRICS_EXPORTER", "none"),
+        ]);
+        assert!(config.traces && !config.metrics);
+    }
+
+    #[test]
+    fn stop_reasons_have_stable_names() {
+        assert_eq!(stop_reason(StopReason::Depth), "depth");
+        assert_eq!(stop_reason(StopReason::NoMoves), "no_moves");
     }
 }

@@ -1,5 +1,6 @@
 //! Telemetry from outside the process: the built binary, configured only through `OTEL_*`
-//! variables, exports to a fake collector and flushes its spans and metrics on SIGTERM.
+//! variables, exports to a fake collector and flushes its spans and metrics on SIGTERM; without
+//! them it exports nothing and stays quiet, but its logs still carry the caller's trace id.
 //!
 //! The metric export interval is set to a minute, so the metrics that arrive can only come
 //! from the flush at shutdown.
@@ -10,7 +11,8 @@ mod collector;
 
 use std::{
     io::Read as _,
-    process::{Command, Stdio},
+    process::{Child, Command, ExitStatus, Stdio},
+    thread::JoinHandle,
     time::{Duration, Instant},
 };
 
@@ -30,7 +32,8 @@ fn free_port() -> u16 {
         .port()
 }
 
-async fn connect(url: String) -> GameEngineClient<Channel> {
+async fn connect(port: u16) -> GameEngineClient<Channel> {
+    let url = format!("http://127.0.0.1:{port}");
     let end = Instant::now() + PATIENCE;
     loop {
         match Channel::from_shared(url.clone())
@@ -45,9 +48,9 @@ async fn connect(url: String) -> GameEngineClient<Channel> {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
-    let collector = Collector::start().await;
+/// The binary configured only by `vars` (plus a free loopback `VARIANT_LISTEN` and JSON logs),
+/// its port, and a thread collecting its stdout.
+fn spawn_binary(vars: &[(&str, String)]) -> (Child, u16, JoinHandle<String>) {
     let port = free_port();
     let mut command = Command::new(env!("CARGO_BIN_EXE_variant-service"));
     // Only what this test sets may configure the binary.
@@ -56,14 +59,14 @@ async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
             command.env_remove(name);
         }
     }
-    let mut child = command
+    command
         .env("VARIANT_LISTEN", format!("127.0.0.1:{port}"))
         .env("VARIANT_LOG_FORMAT", "json")
-        .env("VARIANT_SHUTDOWN_GRACE_SECS", "5")
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint())
-        .env("OTEL_SERVICE_NAME", "variant-service-under-test")
-        .env("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test")
-        .env("OTEL_METRIC_EXPORT_INTERVAL", "60000")
+        .env("VARIANT_SHUTDOWN_GRACE_SECS", "5");
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -74,11 +77,11 @@ async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
         let _ = stdout.read_to_string(&mut text);
         text
     });
+    (child, port, logs)
+}
 
-    let mut client = connect(format!("http://127.0.0.1:{port}")).await;
-    make_calls(&mut client).await;
-    drop(client);
-
+/// Sends SIGTERM, waits for the exit and returns (status, stdout, stderr).
+async fn terminate(mut child: Child, logs: JoinHandle<String>) -> (ExitStatus, String, String) {
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -96,7 +99,37 @@ async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
     if let Some(mut pipe) = child.stderr.take() {
         let _ = pipe.read_to_string(&mut stderr);
     }
-    let logs = logs.join().expect("log reader");
+    (status, logs.join().expect("log reader"), stderr)
+}
+
+/// The JSON log line of the search must carry the caller's trace id up front.
+fn assert_search_line_has_callers_trace_id(logs: &str) {
+    let line = logs
+        .lines()
+        .find(|line| line.contains("search done"))
+        .unwrap_or_else(|| panic!("no search log line in:\n{logs}"));
+    assert!(
+        line.starts_with(&format!("{{\"trace_id\":\"{CALLER_TRACE_ID}\"")),
+        "{line}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
+    let collector = Collector::start().await;
+    let (child, port, logs) = spawn_binary(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint()),
+        ("OTEL_SERVICE_NAME", "variant-service-under-test".into()),
+        (
+            "OTEL_RESOURCE_ATTRIBUTES",
+            "deployment.environment=test".into(),
+        ),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "60000".into()),
+    ]);
+    let mut client = connect(port).await;
+    make_calls(&mut client).await;
+    drop(client);
+    let (status, logs, stderr) = terminate(child, logs).await;
     assert!(
         status.success(),
         "exit {status:?}\nstdout:\n{logs}\nstderr:\n{stderr}"
@@ -123,14 +156,26 @@ async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
         attr(&resource, "service.instance.id").is_some_and(|id| !id.is_empty()),
         "replicas are told apart"
     );
+    assert_search_line_has_callers_trace_id(&logs);
+}
 
-    // JSON logs carry the trace id of the call they belong to.
-    let traced_line = logs
-        .lines()
-        .find(|line| line.contains("search done"))
-        .unwrap_or_else(|| panic!("no search log line in:\n{logs}"));
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_otel_env_nothing_is_exported_but_logs_still_carry_the_callers_trace_id() {
+    let (child, port, logs) = spawn_binary(&[]);
+    let mut client = connect(port).await;
+    make_calls(&mut client).await;
+    drop(client);
+    let (status, logs, stderr) = terminate(child, logs).await;
     assert!(
-        traced_line.starts_with(&format!("{{\"trace_id\":\"{CALLER_TRACE_ID}\"")),
-        "{traced_line}"
+        status.success(),
+        "exit {status:?}\nstdout:\n{logs}\nstderr:\n{stderr}"
     );
+    assert!(stderr.is_empty(), "no error noise: {stderr}");
+    for line in logs.lines() {
+        assert!(
+            !line.contains("\"level\":\"WARN\"") && !line.contains("\"level\":\"ERROR\""),
+            "{line}"
+        );
+    }
+    assert_search_line_has_callers_trace_id(&logs);
 }
