@@ -1,7 +1,9 @@
 //! The `GameEngine` gRPC handlers: convert the request, call the engine or the pool, convert back.
 //!
 //! Handlers stay thin; validation lives in `convert.rs`, CPU work in `engine_pool.rs`, and the
-//! error mapping in `status.rs`. Each RPC runs in its own tracing span (rpc, variant, outcome).
+//! error mapping in `status.rs`. Each RPC runs inside the span opened by the tower layer in
+//! `rpc_telemetry.rs` (so that calls failing before a handler are traced too); handlers only add
+//! the `variant` and `moves` fields to it.
 
 use std::{pin::Pin, sync::Arc, time::Instant};
 
@@ -33,10 +35,13 @@ impl GameEngineService {
         }
     }
 
-    /// Validates and replays a request position, recording the variant in the RPC span.
+    /// Validates and replays a request position, recording the variant and the number of moves
+    /// in the RPC span.
     fn game(&self, position: Option<pb::Position>) -> Result<Game, Status> {
         if let Some(p) = &position {
-            tracing::Span::current().record("variant", p.variant.as_str());
+            tracing::Span::current()
+                .record("variant", p.variant.as_str())
+                .record("moves", p.moves.len());
         }
         Ok(Game::from_proto(&self.registry, &self.caps, position)?)
     }
@@ -52,7 +57,6 @@ type AnalyzeStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeResponse, Statu
 
 #[tonic::async_trait]
 impl GameEngine for GameEngineService {
-    #[tracing::instrument(skip_all, fields(rpc = "ListVariants"))]
     async fn list_variants(
         &self,
         _request: Request<pb::ListVariantsRequest>,
@@ -60,7 +64,6 @@ impl GameEngine for GameEngineService {
         Ok(Response::new(convert::variants(&self.registry)))
     }
 
-    #[tracing::instrument(skip_all, fields(rpc = "LegalMoves", variant), err(level = "info"))]
     async fn legal_moves(
         &self,
         request: Request<pb::LegalMovesRequest>,
@@ -74,7 +77,6 @@ impl GameEngine for GameEngineService {
         }))
     }
 
-    #[tracing::instrument(skip_all, fields(rpc = "ApplyMove", variant), err(level = "info"))]
     async fn apply_move(
         &self,
         request: Request<pb::ApplyMoveRequest>,
@@ -90,7 +92,6 @@ impl GameEngine for GameEngineService {
         }))
     }
 
-    #[tracing::instrument(skip_all, fields(rpc = "BestMove", variant), err(level = "info"))]
     async fn best_move(
         &self,
         request: Request<pb::BestMoveRequest>,
@@ -111,7 +112,6 @@ impl GameEngine for GameEngineService {
 
     type AnalyzeStream = AnalyzeStream;
 
-    #[tracing::instrument(skip_all, fields(rpc = "Analyze", variant), err(level = "info"))]
     async fn analyze(
         &self,
         request: Request<pb::AnalyzeRequest>,
@@ -137,7 +137,6 @@ impl GameEngine for GameEngineService {
         Ok(Response::new(Box::pin(stream)))
     }
 
-    #[tracing::instrument(skip_all, fields(rpc = "Perft", variant), err(level = "info"))]
     async fn perft(
         &self,
         request: Request<pb::PerftRequest>,
@@ -165,8 +164,8 @@ impl GameEngine for GameEngineService {
         Ok(Response::new(response))
     }
 
-    // Same span as every RPC, so that Echo is a fair floor for LegalMoves in load benchmarks.
-    #[tracing::instrument(skip_all, fields(rpc = "Echo"))]
+    // The RPC span comes from the middleware for every RPC alike, so that Echo is a fair floor
+    // for LegalMoves in load benchmarks.
     async fn echo(
         &self,
         request: Request<pb::EchoRequest>,

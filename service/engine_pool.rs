@@ -22,7 +22,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio_stream::Stream;
 use variant_engine::{Limits, PoolConfig, Position, SearchInfo, SearchPool, SearchResult};
 
-use crate::error::{ServiceError, ServiceResult};
+use crate::{
+    error::{ServiceError, ServiceResult},
+    telemetry::SearchMetrics,
+};
 
 /// Time kept back from the gRPC deadline so the result still reaches the client in time.
 pub const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
@@ -51,6 +54,8 @@ pub struct EnginePool {
     permits: Arc<Semaphore>,
     waiting: AtomicUsize,
     settings: PoolSettings,
+    /// Queue/refusal/search metrics and the `search` span (see `telemetry.rs`).
+    metrics: SearchMetrics,
 }
 
 /// Sets a job's stop flag when dropped, i.e. when the request is cancelled or finishes.
@@ -172,6 +177,7 @@ impl EnginePool {
             permits: Arc::new(Semaphore::new(slots)),
             waiting: AtomicUsize::new(0),
             settings,
+            metrics: SearchMetrics::new(),
         }
     }
 
@@ -199,12 +205,14 @@ impl EnginePool {
         let queued = self.waiting.fetch_add(1, Ordering::AcqRel);
         let _slot = QueueSlot(&self.waiting);
         if queued >= self.settings.queue {
+            self.metrics.refused();
             return Err(ServiceError::Busy {
                 slots: self.settings.slots,
                 queue: self.settings.queue,
                 retry_after: RETRY_AFTER,
             });
         }
+        let _queued = self.metrics.queued();
         Arc::clone(&self.permits)
             .acquire_owned()
             .await
@@ -264,8 +272,13 @@ impl EnginePool {
         limits: Limits,
         deadline: Option<Instant>,
     ) -> ServiceResult<SearchResult> {
+        // The search runs on another thread: hand it the RPC span so its span nests under it.
+        let (parent, metrics) = (tracing::Span::current(), self.metrics.clone());
         self.start(deadline, move |search, stop, budget| {
-            search.search(&position, &cap_movetime(limits, budget), stop, &mut |_| {})
+            let limits = cap_movetime(limits, budget);
+            metrics.observe(&parent, &limits, || {
+                search.search(&position, &limits, stop, &mut |_| {})
+            })
         })
         .await?
         .finish()
@@ -283,13 +296,16 @@ impl EnginePool {
         deadline: Option<Instant>,
     ) -> ServiceResult<Analysis> {
         let (info_tx, infos) = mpsc::channel(INFO_BUFFER);
+        let (parent, metrics) = (tracing::Span::current(), self.metrics.clone());
         let running = self
             .start(deadline, move |search, stop, budget| {
                 let limits = cap_movetime(limits, budget);
-                search.search(&position, &limits, stop, &mut |info| {
-                    // Never block the search on a slow client: drop the update if the buffer is
-                    // full. The final result travels on its own channel and is never dropped.
-                    let _ = info_tx.try_send(info.clone());
+                metrics.observe(&parent, &limits, || {
+                    search.search(&position, &limits, stop, &mut |info| {
+                        // Never block the search on a slow client: drop the update if the buffer
+                        // is full. The final result travels on its own channel, never dropped.
+                        let _ = info_tx.try_send(info.clone());
+                    })
                 })
             })
             .await?;

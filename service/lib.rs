@@ -12,6 +12,7 @@ pub mod engine_pool;
 pub mod error;
 pub mod healthcheck;
 pub mod proto;
+pub mod rpc_telemetry;
 pub mod server;
 pub mod shutdown;
 pub mod status;

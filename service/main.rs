@@ -21,21 +21,30 @@ async fn main() -> ExitCode {
             }
         },
         None => {
-            telemetry::init(cli.config.log_format);
-            let listener = match tokio::net::TcpListener::bind(cli.config.listen).await {
-                Ok(l) => l,
+            let config = telemetry::TelemetryConfig::from_env(cli.config.log_format);
+            let telemetry = match telemetry::init(&config) {
+                Ok(t) => t,
                 Err(e) => {
-                    tracing::error!(listen = %cli.config.listen, error = %e, "cannot listen");
+                    eprintln!("{e}");
                     return ExitCode::FAILURE;
                 }
             };
-            match serve(cli.config, listener, shutdown::signal()).await {
-                Ok(()) => ExitCode::SUCCESS,
+            let code = match tokio::net::TcpListener::bind(cli.config.listen).await {
+                Ok(listener) => match serve(cli.config, listener, shutdown::signal()).await {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        tracing::error!(error = %e, "server failed");
+                        ExitCode::FAILURE
+                    }
+                },
                 Err(e) => {
-                    tracing::error!(error = %e, "server failed");
+                    tracing::error!(listen = %cli.config.listen, error = %e, "cannot listen");
                     ExitCode::FAILURE
                 }
-            }
+            };
+            // After the server stopped: the last spans and metrics of the drain are included.
+            telemetry.shutdown().await;
+            code
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Assembles and runs the tonic server: `GameEngine`, `grpc.health.v1` and reflection (v1 and
 //! v1alpha, restricted to our services), with explicit message-size limits.
 //!
-//! Extension points: tower middleware goes into `middleware()` (the OpenTelemetry layer of a
-//! later issue belongs there) and TLS into `builder()` (`Server::builder().tls_config(..)`).
+//! Extension points: tower middleware goes into `middleware()` (the RPC telemetry layer is the
+//! outermost, so it measures what inner layers refuse) and TLS into `builder()`
+//! (`Server::builder().tls_config(..)`).
 
 use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
 
@@ -12,7 +13,10 @@ use tonic::{
     transport::{Server, server::TcpIncoming},
 };
 use tonic_health::ServingStatus;
-use tower::{ServiceBuilder, layer::util::Identity};
+use tower::{
+    ServiceBuilder,
+    layer::util::{Identity, Stack},
+};
 use variant_engine::Registry;
 
 use crate::{
@@ -21,7 +25,9 @@ use crate::{
     convert::Caps,
     engine_pool::{EnginePool, PoolSettings},
     proto::{self, game_engine_server::GameEngineServer},
+    rpc_telemetry::RpcTelemetryLayer,
     shutdown,
+    telemetry::RpcMetrics,
 };
 
 /// Interval of HTTP/2 pings that detect dead clients (and so cancel their searches).
@@ -46,10 +52,10 @@ pub enum ServerError {
 
 /// The tower layer stack wrapped around every service.
 ///
-/// Empty for now; tracing spans come from handler instrumentation. Telemetry (OpenTelemetry), auth and
-/// load-shedding layers are to be added here.
-fn middleware() -> ServiceBuilder<Identity> {
-    ServiceBuilder::new()
+/// First the RPC span and `rpc.server.duration` (see `rpc_telemetry.rs`); auth and
+/// load-shedding layers are to be added after it.
+fn middleware(metrics: RpcMetrics) -> ServiceBuilder<Stack<RpcTelemetryLayer, Identity>> {
+    ServiceBuilder::new().layer(RpcTelemetryLayer::new(metrics))
 }
 
 /// The transport builder: connection-level settings (and later TLS).
@@ -107,7 +113,7 @@ pub async fn serve(
 
     let (stop_accepting, stopped) = oneshot::channel::<()>();
     let server = builder()
-        .layer(middleware())
+        .layer(middleware(RpcMetrics::new()))
         .add_service(engine)
         .add_service(health_service)
         .add_service(reflection_v1)
