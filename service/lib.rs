@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod auth;
 pub mod config;
 pub mod convert;
 pub mod engine_pool;

@@ -9,7 +9,8 @@ use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use tonic::{
     server::NamedService,
-    transport::{Server, server::TcpIncoming},
+    service::interceptor::InterceptedService,
+    transport::{Certificate, Server, ServerTlsConfig, server::TcpIncoming},
 };
 use tonic_health::ServingStatus;
 use tower::{ServiceBuilder, layer::util::Identity};
@@ -17,15 +18,13 @@ use variant_engine::Registry;
 
 use crate::{
     api::GameEngineService,
+    auth::{BearerAuth, TokensError},
     config::{Config, ConfigError},
     convert::Caps,
     engine_pool::{EnginePool, PoolSettings},
     proto::{self, game_engine_server::GameEngineServer},
     shutdown,
 };
-
-/// Interval of HTTP/2 pings that detect dead clients (and so cancel their searches).
-const HTTP2_KEEPALIVE: Duration = Duration::from_secs(30);
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +41,17 @@ pub enum ServerError {
     /// Listener I/O failed.
     #[error("listener error: {0}")]
     Io(#[from] std::io::Error),
+    /// A TLS certificate or key file cannot be read.
+    #[error("cannot read {path}: {source}")]
+    TlsFile {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The auth tokens file cannot be read.
+    #[error(transparent)]
+    Tokens(#[from] TokensError),
 }
 
 /// The tower layer stack wrapped around every service.
@@ -52,11 +62,41 @@ fn middleware() -> ServiceBuilder<Identity> {
     ServiceBuilder::new()
 }
 
-/// The transport builder: connection-level settings (and later TLS).
-fn builder() -> Server {
-    Server::builder()
-        .http2_keepalive_interval(Some(HTTP2_KEEPALIVE))
-        .tcp_nodelay(true)
+/// The transport builder: connection-level settings and TLS.
+fn builder(config: &Config) -> Result<Server, ServerError> {
+    let mut server = Server::builder()
+        .http2_keepalive_interval(config.keepalive())
+        .max_concurrent_streams(config.max_concurrent_streams)
+        .tcp_nodelay(true);
+    if let Some(age) = config.max_connection_age_secs {
+        server = server.max_connection_age(Duration::from_secs(age));
+    }
+    if let Some(tls) = tls_config(config)? {
+        server = server.tls_config(tls)?;
+    }
+    Ok(server)
+}
+
+/// Server TLS from `--tls-cert`/`--tls-key`, with client certificates required when
+/// `--tls-client-ca` is set (tonic's rustls acceptor then rejects clients without one).
+fn tls_config(config: &Config) -> Result<Option<ServerTlsConfig>, ServerError> {
+    let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) else {
+        return Ok(None);
+    };
+    let read = |path: &std::path::PathBuf| {
+        std::fs::read(path).map_err(|source| ServerError::TlsFile {
+            path: path.display().to_string(),
+            source,
+        })
+    };
+    let mut tls = ServerTlsConfig::new().identity(tonic::transport::Identity::from_pem(
+        read(cert)?,
+        read(key)?,
+    ));
+    if let Some(ca) = &config.tls_client_ca {
+        tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
+    }
+    Ok(Some(tls))
 }
 
 /// Serves on `listener` until `signal` completes, then drains (see `shutdown.rs`).
@@ -79,6 +119,9 @@ pub async fn serve(
     let engine = GameEngineServer::new(api)
         .max_decoding_message_size(config.max_message_bytes)
         .max_encoding_message_size(config.max_message_bytes);
+    // Health stays outside the token check so that probes work; everything else is inside.
+    let auth = BearerAuth::from_config(&config)?;
+    let engine = InterceptedService::new(engine, auth.clone());
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health
@@ -94,19 +137,22 @@ pub async fn serve(
                 tonic_health::server::HealthService,
             > as NamedService>::NAME)
     };
-    let reflection_v1 = reflection().build_v1()?;
-    let reflection_v1alpha = reflection().build_v1alpha()?;
+    let reflection_v1 = InterceptedService::new(reflection().build_v1()?, auth.clone());
+    let reflection_v1alpha = InterceptedService::new(reflection().build_v1alpha()?, auth.clone());
 
     let local = listener.local_addr()?;
     tracing::info!(
         listen = %local,
         max_searches = config.max_searches(),
         search_threads = config.search_threads,
+        tls = config.tls_cert.is_some(),
+        mutual_tls = config.tls_client_ca.is_some(),
+        bearer_auth = auth.enabled(),
         "variant-service listening"
     );
 
     let (stop_accepting, stopped) = oneshot::channel::<()>();
-    let server = builder()
+    let server = builder(&config)?
         .layer(middleware())
         .add_service(engine)
         .add_service(health_service)

@@ -5,6 +5,10 @@
 //! Timings are logged (`--nocapture`), never asserted tightly: the machines are shared and noisy.
 //! The only time bounds asserted are generous ones that a correct server meets by seconds.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unnecessary_wraps,
+    reason = "common helpers build optional proto fields"
+)]
 
 mod common;
 
