@@ -11,6 +11,7 @@ pub mod config;
 pub mod convert;
 pub mod engine_pool;
 pub mod error;
+pub mod fuzz;
 pub mod healthcheck;
 pub mod loadgen;
 pub mod proto;
