@@ -46,6 +46,10 @@ pub struct PoolSettings {
     pub queue: usize,
     /// Transposition table size.
     pub hash_mb: usize,
+    /// Threads one slot stands for (`--search-threads`). A search asking for more threads
+    /// takes as many slots' worth of the thread budget (`slots * threads_per_slot`), so
+    /// concurrent searches never use more threads than the budget allows.
+    pub threads_per_slot: usize,
 }
 
 /// Runs CPU-bound jobs on dedicated threads with admission control.
@@ -179,7 +183,7 @@ impl EnginePool {
             .collect();
         EnginePool {
             idle: Arc::new(Mutex::new(idle)),
-            permits: Arc::new(Semaphore::new(slots)),
+            permits: Arc::new(Semaphore::new(slots * settings.threads_per_slot.max(1))),
             waiting: AtomicUsize::new(0),
             settings,
             running: Mutex::new(Vec::new()),
@@ -208,8 +212,8 @@ impl EnginePool {
     }
 
     /// Waits for a slot, or refuses when the wait queue is full.
-    async fn admit(&self) -> ServiceResult<Slot> {
-        let permit = self.permit().await?;
+    async fn admit(&self, threads: usize) -> ServiceResult<Slot> {
+        let permit = self.permit(threads).await?;
         let search = self
             .idle
             .lock()
@@ -224,8 +228,13 @@ impl EnginePool {
     }
 
     /// Waits for a permit, or refuses when the wait queue is full.
-    async fn permit(&self) -> ServiceResult<OwnedSemaphorePermit> {
-        if let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() {
+    async fn permit(&self, threads: usize) -> ServiceResult<OwnedSemaphorePermit> {
+        // At least one slot's worth (so there are never more searches than engine pools), at
+        // most the whole budget (so a big request is not refused forever).
+        let per_slot = self.settings.threads_per_slot.max(1);
+        let budget = self.settings.slots.max(1) * per_slot;
+        let weight = threads.clamp(per_slot, budget) as u32;
+        if let Ok(permit) = Arc::clone(&self.permits).try_acquire_many_owned(weight) {
             return Ok(permit);
         }
         let queued = self.waiting.fetch_add(1, Ordering::AcqRel);
@@ -238,7 +247,7 @@ impl EnginePool {
             });
         }
         Arc::clone(&self.permits)
-            .acquire_owned()
+            .acquire_many_owned(weight)
             .await
             .map_err(|_| ServiceError::Internal("search semaphore closed".into()))
     }
@@ -255,7 +264,24 @@ impl EnginePool {
         T: Send + 'static,
         F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
-        let slot = self.admit().await?;
+        self.start_threads(deadline, 1, job).await
+    }
+
+    /// [`EnginePool::start`] for a job that runs `threads` threads (counted against the budget).
+    ///
+    /// # Errors
+    /// See [`EnginePool::start`].
+    pub async fn start_threads<T, F>(
+        &self,
+        deadline: Option<Instant>,
+        threads: usize,
+        job: F,
+    ) -> ServiceResult<Running<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
+    {
+        let slot = self.admit(threads).await?;
         let budget = match deadline {
             Some(deadline) => Some(search_budget(deadline, Instant::now())?),
             None => None,
@@ -293,7 +319,8 @@ impl EnginePool {
         limits: Limits,
         deadline: Option<Instant>,
     ) -> ServiceResult<SearchResult> {
-        self.start(deadline, move |search, stop, budget| {
+        let threads = limits.threads;
+        self.start_threads(deadline, threads, move |search, stop, budget| {
             search.search(&position, &cap_movetime(limits, budget), stop, &mut |_| {})
         })
         .await?
@@ -312,8 +339,9 @@ impl EnginePool {
         deadline: Option<Instant>,
     ) -> ServiceResult<Analysis> {
         let (info_tx, infos) = mpsc::channel(INFO_BUFFER);
+        let threads = limits.threads;
         let running = self
-            .start(deadline, move |search, stop, budget| {
+            .start_threads(deadline, threads, move |search, stop, budget| {
                 let limits = cap_movetime(limits, budget);
                 search.search(&position, &limits, stop, &mut |info| {
                     // Never block the search on a slow client: drop the update if the buffer is
@@ -371,6 +399,7 @@ mod tests {
             slots,
             queue,
             hash_mb: 1,
+            threads_per_slot: 1,
         }))
     }
 
@@ -432,6 +461,26 @@ mod tests {
             .await
             .expect("result");
         assert!(stopped, "a job admitted while finishing starts stopped");
+    }
+
+    #[tokio::test]
+    async fn a_multi_threaded_search_counts_against_the_thread_budget() {
+        // Two one-thread slots: a two-thread job takes both, so even a one-thread job waits.
+        let pool = pool(2, 0);
+        let (done_tx, done_rx) = oneshot::channel();
+        let wide = pool
+            .start_threads(None, 2, move |_, stop, _| {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let _ = done_tx.send(());
+            })
+            .await
+            .expect("admitted");
+        let err = pool.run(None, || ()).await.expect_err("budget used up");
+        assert!(matches!(err, ServiceError::Busy { .. }), "{err}");
+        drop(wide);
+        done_rx.await.expect("stopped");
     }
 
     #[tokio::test]

@@ -114,6 +114,7 @@ pub async fn serve(
         slots: config.max_searches(),
         queue: config.search_queue,
         hash_mb: config.hash_mb,
+        threads_per_slot: config.search_threads,
     }));
     let api = GameEngineService::new(registry, Caps::from(&config), Arc::clone(&pool));
     let engine = GameEngineServer::new(api)
