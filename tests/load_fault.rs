@@ -132,9 +132,10 @@ async fn a_short_deadline_caps_a_long_search_which_answers_with_a_legal_move() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_search_frees_its_slot_for_the_next_call() {
-    // One slot and one queue place: if the cancelled search kept its slot, the next call would
-    // wait in the queue until its deadline and fail.
-    let mut s = start_with(pool_config(1, 1)).await;
+    // One slot: if the cancelled search kept it, the next call would wait in the queue until its
+    // deadline and fail. Two queue places, because the last probe below may still be queued
+    // for a moment after its client gave up (the server sees the reset a little later).
+    let mut s = start_with(pool_config(1, 2)).await;
     let mut long_client = s.client.clone();
     let long = tokio::spawn(async move { long_client.best_move(search(30_000)).await });
     // Wait until the long search holds the slot: a quick probe then waits in the queue and
