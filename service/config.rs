@@ -2,7 +2,7 @@
 //!
 //! Flag and variable names are a contract with the deploy files: do not rename them.
 
-use std::{net::SocketAddr, num::NonZeroUsize, time::Duration};
+use std::{net::SocketAddr, num::NonZeroUsize, path::PathBuf, time::Duration};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -31,6 +31,8 @@ pub enum Command {
         #[arg(long, default_value = "http://127.0.0.1:50051")]
         addr: String,
     },
+    /// Send load to a server and print latency percentiles and status counts (see `loadgen.rs`).
+    Loadgen(Box<crate::loadgen::LoadgenArgs>),
 }
 
 /// Log output format.
@@ -95,6 +97,36 @@ pub struct Config {
     /// Log format (the level comes from `RUST_LOG`, default info).
     #[arg(long, env = "VARIANT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// PEM certificate chain: serve TLS (with `--tls-key`). Off by default.
+    #[arg(long, env = "VARIANT_TLS_CERT")]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of `--tls-cert`.
+    #[arg(long, env = "VARIANT_TLS_KEY")]
+    pub tls_key: Option<PathBuf>,
+    /// PEM CA bundle: require client certificates signed by it (mutual TLS; needs `--tls-cert`).
+    #[arg(long, env = "VARIANT_TLS_CLIENT_CA")]
+    pub tls_client_ca: Option<PathBuf>,
+    /// File of accepted bearer tokens, one per line (`#` comments and blank lines ignored).
+    #[arg(long, env = "VARIANT_AUTH_TOKENS_FILE")]
+    pub auth_tokens_file: Option<PathBuf>,
+    /// Accepted bearer tokens, comma-separated (prefer the file: environments leak).
+    #[arg(
+        long,
+        env = "VARIANT_AUTH_TOKENS",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
+    pub auth_tokens: Vec<String>,
+    /// Concurrent HTTP/2 streams (calls) per connection (default: no limit beyond h2's).
+    #[arg(long, env = "VARIANT_MAX_CONCURRENT_STREAMS")]
+    pub max_concurrent_streams: Option<u32>,
+    /// Interval of HTTP/2 keepalive pings that detect dead clients (0 = off).
+    #[arg(long, env = "VARIANT_KEEPALIVE_SECS", default_value_t = 30)]
+    pub keepalive_secs: u64,
+    /// Close connections after this many seconds (gracefully), so clients re-resolve and load
+    /// spreads over new replicas. Off by default.
+    #[arg(long, env = "VARIANT_MAX_CONNECTION_AGE_SECS")]
+    pub max_connection_age_secs: Option<u64>,
 }
 
 impl Default for Config {
@@ -135,6 +167,16 @@ impl Config {
                 self.default_movetime_ms, self.max_movetime_ms
             )));
         }
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            return Err(ConfigError(
+                "--tls-cert and --tls-key must be given together".into(),
+            ));
+        }
+        if self.tls_client_ca.is_some() && self.tls_cert.is_none() {
+            return Err(ConfigError(
+                "--tls-client-ca needs --tls-cert and --tls-key".into(),
+            ));
+        }
         if self.search_threads > self.max_threads as usize {
             return Err(ConfigError(format!(
                 "--search-threads {} exceeds --max-threads {}",
@@ -153,6 +195,11 @@ impl Config {
             },
             NonZeroUsize::get,
         )
+    }
+
+    /// HTTP/2 keepalive ping interval, `None` when disabled.
+    pub fn keepalive(&self) -> Option<Duration> {
+        (self.keepalive_secs > 0).then(|| Duration::from_secs(self.keepalive_secs))
     }
 
     /// Drain period after a shutdown signal.
@@ -193,6 +240,23 @@ mod tests {
         .config;
         let err = config.validate().expect_err("8 > 4");
         assert!(err.to_string().contains("--search-threads 8"), "{err}");
+    }
+
+    #[test]
+    fn tls_key_without_cert_and_client_ca_without_tls_are_rejected() {
+        let config = Cli::parse_from(["variant-service", "--tls-key", "k.pem"]).config;
+        assert!(config.validate().is_err());
+        let config = Cli::parse_from(["variant-service", "--tls-client-ca", "ca.pem"]).config;
+        let err = config.validate().expect_err("mTLS without TLS");
+        assert!(err.to_string().contains("--tls-client-ca"), "{err}");
+    }
+
+    #[test]
+    fn security_options_are_off_by_default() {
+        let config = Config::default();
+        assert!(config.tls_cert.is_none() && config.tls_client_ca.is_none());
+        assert!(config.auth_tokens.is_empty() && config.auth_tokens_file.is_none());
+        assert_eq!(config.keepalive(), Some(Duration::from_secs(30)));
     }
 
     #[test]

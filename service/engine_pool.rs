@@ -11,7 +11,7 @@ use std::{
     future::Future as _,
     pin::Pin,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex, PoisonError, Weak,
         atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     task::{Context, Poll},
@@ -29,6 +29,12 @@ use crate::{
 
 /// Time kept back from the gRPC deadline so the result still reaches the client in time.
 pub const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
+/// Share of the time left that is kept back too (capped by [`DEADLINE_MARGIN_MAX_EXTRA`]): on a
+/// busy machine stopping a search and sending its answer takes longer, and a fixed 50 ms made
+/// 200 ms deadlines miss by a few milliseconds under load.
+const DEADLINE_MARGIN_DIVISOR: u32 = 10;
+/// Upper bound of the proportional part of the margin.
+const DEADLINE_MARGIN_MAX_EXTRA: Duration = Duration::from_millis(200);
 /// Suggested client back-off when refusing work.
 pub const RETRY_AFTER: Duration = Duration::from_millis(500);
 /// Intermediate Analyze updates buffered per stream; more are dropped for slow readers.
@@ -43,6 +49,10 @@ pub struct PoolSettings {
     pub queue: usize,
     /// Transposition table size.
     pub hash_mb: usize,
+    /// Threads one slot stands for (`--search-threads`). A search asking for more threads
+    /// takes as many slots' worth of the thread budget (`slots * threads_per_slot`), so
+    /// concurrent searches never use more threads than the budget allows.
+    pub threads_per_slot: usize,
 }
 
 /// Runs CPU-bound jobs on dedicated threads with admission control.
@@ -56,6 +66,10 @@ pub struct EnginePool {
     settings: PoolSettings,
     /// Queue/refusal/search metrics and the `search` span (see `telemetry.rs`).
     metrics: SearchMetrics,
+    /// Stop flags of the running jobs, so that a draining server can make them answer now.
+    running: Mutex<Vec<Weak<AtomicBool>>>,
+    /// Set by [`EnginePool::finish_all`]: jobs admitted later start already told to stop.
+    finishing: AtomicBool,
 }
 
 /// Sets a job's stop flag when dropped, i.e. when the request is cancelled or finishes.
@@ -174,16 +188,38 @@ impl EnginePool {
             .collect();
         EnginePool {
             idle: Arc::new(Mutex::new(idle)),
-            permits: Arc::new(Semaphore::new(slots)),
+            permits: Arc::new(Semaphore::new(slots * settings.threads_per_slot.max(1))),
             waiting: AtomicUsize::new(0),
             settings,
             metrics: SearchMetrics::new(),
+            running: Mutex::new(Vec::new()),
+            finishing: AtomicBool::new(false),
         }
     }
 
+    /// Tells every running (and every later) job to stop now; searches then answer with their
+    /// best move so far. Used when the shutdown grace period is nearly over, so that in-flight
+    /// searches still get an answer to their clients instead of being cut off.
+    pub fn finish_all(&self) {
+        self.finishing.store(true, Ordering::Relaxed);
+        let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        for stop in running.iter().filter_map(Weak::upgrade) {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Records a job's stop flag for [`EnginePool::finish_all`].
+    fn register(&self, stop: &Arc<AtomicBool>) {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        // Finished jobs leave dead entries; dropping them here keeps the list as short as the
+        // number of jobs running at once.
+        running.retain(|weak| weak.strong_count() > 0);
+        running.push(Arc::downgrade(stop));
+    }
+
     /// Waits for a slot, or refuses when the wait queue is full.
-    async fn admit(&self) -> ServiceResult<Slot> {
-        let permit = self.permit().await?;
+    async fn admit(&self, threads: usize) -> ServiceResult<Slot> {
+        let permit = self.permit(threads).await?;
         let search = self
             .idle
             .lock()
@@ -198,8 +234,13 @@ impl EnginePool {
     }
 
     /// Waits for a permit, or refuses when the wait queue is full.
-    async fn permit(&self) -> ServiceResult<OwnedSemaphorePermit> {
-        if let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() {
+    async fn permit(&self, threads: usize) -> ServiceResult<OwnedSemaphorePermit> {
+        // At least one slot's worth (so there are never more searches than engine pools), at
+        // most the whole budget (so a big request is not refused forever).
+        let per_slot = self.settings.threads_per_slot.max(1);
+        let budget = self.settings.slots.max(1) * per_slot;
+        let weight = threads.clamp(per_slot, budget) as u32;
+        if let Ok(permit) = Arc::clone(&self.permits).try_acquire_many_owned(weight) {
             return Ok(permit);
         }
         let queued = self.waiting.fetch_add(1, Ordering::AcqRel);
@@ -214,13 +255,14 @@ impl EnginePool {
         }
         let _queued = self.metrics.queued();
         Arc::clone(&self.permits)
-            .acquire_owned()
+            .acquire_many_owned(weight)
             .await
             .map_err(|_| ServiceError::Internal("search semaphore closed".into()))
     }
 
     /// Admits a job and starts it on a new thread. `job` receives the slot's engine search
-    /// pool, the stop flag and the time left before `deadline` (minus [`DEADLINE_MARGIN`]).
+    /// pool, the stop flag and the time left before `deadline` (minus [`DEADLINE_MARGIN`] and a
+    /// tenth of the time left, at most 200 ms more).
     ///
     /// # Errors
     /// `Busy` when the queue is full, `DeadlineExceeded` if no time is left once admitted,
@@ -230,17 +272,30 @@ impl EnginePool {
         T: Send + 'static,
         F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
-        let slot = self.admit().await?;
+        self.start_threads(deadline, 1, job).await
+    }
+
+    /// [`EnginePool::start`] for a job that runs `threads` threads (counted against the budget).
+    ///
+    /// # Errors
+    /// See [`EnginePool::start`].
+    pub async fn start_threads<T, F>(
+        &self,
+        deadline: Option<Instant>,
+        threads: usize,
+        job: F,
+    ) -> ServiceResult<Running<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
+    {
+        let slot = self.admit(threads).await?;
         let budget = match deadline {
-            Some(deadline) => Some(
-                deadline
-                    .checked_duration_since(Instant::now() + DEADLINE_MARGIN)
-                    .filter(|left| !left.is_zero())
-                    .ok_or(ServiceError::DeadlineExceeded)?,
-            ),
+            Some(deadline) => Some(search_budget(deadline, Instant::now())?),
             None => None,
         };
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(self.finishing.load(Ordering::Relaxed)));
+        self.register(&stop);
         let (tx, rx) = oneshot::channel();
         let thread_stop = Arc::clone(&stop);
         std::thread::Builder::new()
@@ -274,7 +329,8 @@ impl EnginePool {
     ) -> ServiceResult<SearchResult> {
         // The search runs on another thread: hand it the RPC span so its span nests under it.
         let (parent, metrics) = (tracing::Span::current(), self.metrics.clone());
-        self.start(deadline, move |search, stop, budget| {
+        let threads = limits.threads;
+        self.start_threads(deadline, threads, move |search, stop, budget| {
             let limits = cap_movetime(limits, budget);
             metrics.observe(&parent, &limits, || {
                 search.search(&position, &limits, stop, &mut |_| {})
@@ -297,8 +353,9 @@ impl EnginePool {
     ) -> ServiceResult<Analysis> {
         let (info_tx, infos) = mpsc::channel(INFO_BUFFER);
         let (parent, metrics) = (tracing::Span::current(), self.metrics.clone());
+        let threads = limits.threads;
         let running = self
-            .start(deadline, move |search, stop, budget| {
+            .start_threads(deadline, threads, move |search, stop, budget| {
                 let limits = cap_movetime(limits, budget);
                 metrics.observe(&parent, &limits, || {
                     search.search(&position, &limits, stop, &mut |info| {
@@ -332,6 +389,15 @@ impl EnginePool {
     }
 }
 
+/// The search time left before `deadline`, keeping back the margin for answering.
+fn search_budget(deadline: Instant, now: Instant) -> ServiceResult<Duration> {
+    let left = deadline.saturating_duration_since(now);
+    let margin = DEADLINE_MARGIN + (left / DEADLINE_MARGIN_DIVISOR).min(DEADLINE_MARGIN_MAX_EXTRA);
+    Some(left.saturating_sub(margin))
+        .filter(|budget| !budget.is_zero())
+        .ok_or(ServiceError::DeadlineExceeded)
+}
+
 /// Caps the search time by the time left before the deadline.
 fn cap_movetime(mut limits: Limits, budget: Option<Duration>) -> Limits {
     if let Some(budget) = budget {
@@ -349,6 +415,7 @@ mod tests {
             slots,
             queue,
             hash_mb: 1,
+            threads_per_slot: 1,
         }))
     }
 
@@ -396,6 +463,43 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn finish_all_stops_running_jobs_and_later_ones_start_stopped() {
+        let pool = pool(2, 0);
+        let (running, done) = spin(&pool).await;
+        pool.finish_all();
+        done.await.expect("the running job saw its stop flag");
+        drop(running);
+        let stopped = pool
+            .start(None, |_, stop, _| stop.load(Ordering::Relaxed))
+            .await
+            .expect("admitted")
+            .finish()
+            .await
+            .expect("result");
+        assert!(stopped, "a job admitted while finishing starts stopped");
+    }
+
+    #[tokio::test]
+    async fn a_multi_threaded_search_counts_against_the_thread_budget() {
+        // Two one-thread slots: a two-thread job takes both, so even a one-thread job waits.
+        let pool = pool(2, 0);
+        let (done_tx, done_rx) = oneshot::channel();
+        let wide = pool
+            .start_threads(None, 2, move |_, stop, _| {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let _ = done_tx.send(());
+            })
+            .await
+            .expect("admitted");
+        let err = pool.run(None, || ()).await.expect_err("budget used up");
+        assert!(matches!(err, ServiceError::Busy { .. }), "{err}");
+        drop(wide);
+        done_rx.await.expect("stopped");
+    }
+
+    #[tokio::test]
     async fn an_expired_deadline_is_refused() {
         let pool = pool(1, 0);
         let err = pool
@@ -424,6 +528,15 @@ mod tests {
         assert!(a.expect("first").best_move.is_some());
         assert!(b.expect("second").best_move.is_some());
         assert_eq!(pool.idle.lock().expect("lock").len(), 2);
+    }
+
+    #[test]
+    fn the_budget_keeps_a_margin_that_grows_with_the_deadline_up_to_a_cap() {
+        let now = Instant::now();
+        let budget = |ms| search_budget(now + Duration::from_millis(ms), now).ok();
+        assert_eq!(budget(200), Some(Duration::from_millis(130)));
+        assert_eq!(budget(10_000), Some(Duration::from_millis(9_750)));
+        assert!(budget(40).is_none(), "no time left to search");
     }
 
     #[test]

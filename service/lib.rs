@@ -6,11 +6,14 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod auth;
 pub mod config;
 pub mod convert;
 pub mod engine_pool;
 pub mod error;
+pub mod fuzz;
 pub mod healthcheck;
+pub mod loadgen;
 pub mod proto;
 pub mod rpc_telemetry;
 pub mod server;

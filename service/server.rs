@@ -10,7 +10,8 @@ use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use tonic::{
     server::NamedService,
-    transport::{Server, server::TcpIncoming},
+    service::interceptor::InterceptedService,
+    transport::{Certificate, Server, ServerTlsConfig, server::TcpIncoming},
 };
 use tonic_health::ServingStatus;
 use tower::{
@@ -21,6 +22,7 @@ use variant_engine::Registry;
 
 use crate::{
     api::GameEngineService,
+    auth::{BearerAuth, TokensError},
     config::{Config, ConfigError},
     convert::Caps,
     engine_pool::{EnginePool, PoolSettings},
@@ -29,9 +31,6 @@ use crate::{
     shutdown,
     telemetry::RpcMetrics,
 };
-
-/// Interval of HTTP/2 pings that detect dead clients (and so cancel their searches).
-const HTTP2_KEEPALIVE: Duration = Duration::from_secs(30);
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +47,17 @@ pub enum ServerError {
     /// Listener I/O failed.
     #[error("listener error: {0}")]
     Io(#[from] std::io::Error),
+    /// A TLS certificate or key file cannot be read.
+    #[error("cannot read {path}: {source}")]
+    TlsFile {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The auth tokens file cannot be read.
+    #[error(transparent)]
+    Tokens(#[from] TokensError),
 }
 
 /// The tower layer stack wrapped around every service.
@@ -58,11 +68,41 @@ fn middleware(metrics: RpcMetrics) -> ServiceBuilder<Stack<RpcTelemetryLayer, Id
     ServiceBuilder::new().layer(RpcTelemetryLayer::new(metrics))
 }
 
-/// The transport builder: connection-level settings (and later TLS).
-fn builder() -> Server {
-    Server::builder()
-        .http2_keepalive_interval(Some(HTTP2_KEEPALIVE))
-        .tcp_nodelay(true)
+/// The transport builder: connection-level settings and TLS.
+fn builder(config: &Config) -> Result<Server, ServerError> {
+    let mut server = Server::builder()
+        .http2_keepalive_interval(config.keepalive())
+        .max_concurrent_streams(config.max_concurrent_streams)
+        .tcp_nodelay(true);
+    if let Some(age) = config.max_connection_age_secs {
+        server = server.max_connection_age(Duration::from_secs(age));
+    }
+    if let Some(tls) = tls_config(config)? {
+        server = server.tls_config(tls)?;
+    }
+    Ok(server)
+}
+
+/// Server TLS from `--tls-cert`/`--tls-key`, with client certificates required when
+/// `--tls-client-ca` is set (tonic's rustls acceptor then rejects clients without one).
+fn tls_config(config: &Config) -> Result<Option<ServerTlsConfig>, ServerError> {
+    let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) else {
+        return Ok(None);
+    };
+    let read = |path: &std::path::PathBuf| {
+        std::fs::read(path).map_err(|source| ServerError::TlsFile {
+            path: path.display().to_string(),
+            source,
+        })
+    };
+    let mut tls = ServerTlsConfig::new().identity(tonic::transport::Identity::from_pem(
+        read(cert)?,
+        read(key)?,
+    ));
+    if let Some(ca) = &config.tls_client_ca {
+        tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
+    }
+    Ok(Some(tls))
 }
 
 /// Serves on `listener` until `signal` completes, then drains (see `shutdown.rs`).
@@ -80,11 +120,15 @@ pub async fn serve(
         slots: config.max_searches(),
         queue: config.search_queue,
         hash_mb: config.hash_mb,
+        threads_per_slot: config.search_threads,
     }));
-    let api = GameEngineService::new(registry, Caps::from(&config), pool);
+    let api = GameEngineService::new(registry, Caps::from(&config), Arc::clone(&pool));
     let engine = GameEngineServer::new(api)
         .max_decoding_message_size(config.max_message_bytes)
         .max_encoding_message_size(config.max_message_bytes);
+    // Health stays outside the token check so that probes work; everything else is inside.
+    let auth = BearerAuth::from_config(&config)?;
+    let engine = InterceptedService::new(engine, auth.clone());
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health
@@ -100,19 +144,22 @@ pub async fn serve(
                 tonic_health::server::HealthService,
             > as NamedService>::NAME)
     };
-    let reflection_v1 = reflection().build_v1()?;
-    let reflection_v1alpha = reflection().build_v1alpha()?;
+    let reflection_v1 = InterceptedService::new(reflection().build_v1()?, auth.clone());
+    let reflection_v1alpha = InterceptedService::new(reflection().build_v1alpha()?, auth.clone());
 
     let local = listener.local_addr()?;
     tracing::info!(
         listen = %local,
         max_searches = config.max_searches(),
         search_threads = config.search_threads,
+        tls = config.tls_cert.is_some(),
+        mutual_tls = config.tls_client_ca.is_some(),
+        bearer_auth = auth.enabled(),
         "variant-service listening"
     );
 
     let (stop_accepting, stopped) = oneshot::channel::<()>();
-    let server = builder()
+    let server = builder(&config)?
         .layer(middleware(RpcMetrics::new()))
         .add_service(engine)
         .add_service(health_service)
@@ -124,7 +171,14 @@ pub async fn serve(
                 let _ = stopped.await;
             },
         );
+    let grace = config.shutdown_grace();
     let on_drain = async move {
+        // Searches still running shortly before the grace period ends are told to stop, so they
+        // answer with their best move so far instead of being cut off with the connection.
+        tokio::spawn(async move {
+            tokio::time::sleep(grace.saturating_sub(shutdown::SEARCH_FINISH_MARGIN)).await;
+            pool.finish_all();
+        });
         // Tell load balancers and probes first, then stop accepting.
         health
             .set_service_status("", ServingStatus::NotServing)
@@ -134,7 +188,7 @@ pub async fn serve(
             .await;
         let _ = stop_accepting.send(());
     };
-    shutdown::run_until_drained(server, signal, on_drain, config.shutdown_grace()).await?;
+    shutdown::run_until_drained(server, signal, on_drain, grace).await?;
     tracing::info!("variant-service stopped");
     Ok(())
 }
