@@ -61,6 +61,8 @@ declare -a extra_pids=()    # nginx instances and background load generators
 cleanup() {
     local rc=$? pid
     trap - EXIT INT TERM
+    # bash reports every SIGKILLed background job ("Killed ...") on stderr: mute it here.
+    exec 3>&2 2> /dev/null
     # SIGKILL: graceful shutdown is tested explicitly above; here we only must not leak.
     for pid in "${replica_pid[@]}" "${extra_pids[@]}"; do
         [ -n "$pid" ] || continue
@@ -71,6 +73,7 @@ cleanup() {
     for pid in "${replica_pid[@]}" "${extra_pids[@]}"; do
         [ -n "$pid" ] && wait "$pid" 2> /dev/null || true
     done
+    exec 2>&3 3>&-
     if [ "$keep" = 1 ] || [ "$rc" -ne 0 ]; then
         log "scratch directory kept: $tmp"
     else
@@ -317,7 +320,8 @@ load_pid=$!
 extra_pids+=("$load_pid")
 wait_served "$victim_port" "$from" 50
 kill -KILL "${replica_pid[$victim]}"
-wait "${replica_pid[$victim]}" || true
+# (stderr muted: bash would print "Killed" and the whole command line of the job)
+{ wait "${replica_pid[$victim]}" || true; } 2> /dev/null
 replica_pid[victim]=""
 wait "$load_pid" || true
 [ -s "$tmp/p3.json" ] || die "phase 3 load run failed (see $tmp/p3.out)"
