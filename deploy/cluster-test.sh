@@ -220,24 +220,26 @@ run_load() { # name target-port secs
     echo "$rc" > "$tmp/$name.rc"
 }
 
-# One field of a run's summary, normalised from the LOADGEN_JSON line:
-# ok, failed, total, rps, p50, p99, codes (non-OK status counts, "-" when none).
+# One field of a run's summary, from its LOADGEN_JSON line (keys of service/loadgen.rs):
+#   ok, failed (non-OK calls plus calls abandoned at the end of the run), rps, p50, p99,
+#   codes (the non-OK status counts as text, "-" when there are none).
+# A missing key raises: a changed loadgen format must fail this script, not read as 0.
 field() { # name field
     python3 - "$tmp/$1.json" "$2" << 'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-what = sys.argv[2]
-lat = d["latency_ms"]
-codes = {k: int(v) for k, v in d["status_counts"].items()}
-ok = codes.get("OK", 0)
-failed = sum(v for k, v in codes.items() if k != "OK")
-out = {
-    "ok": ok, "failed": failed, "total": ok + failed,
+codes = {k: int(v) for k, v in d["codes"].items()}
+if int(d["not_finished"]):
+    codes["not_finished"] = int(d["not_finished"])
+bad = {k: v for k, v in sorted(codes.items()) if k != "OK" and v}
+print({
+    "ok": codes.get("OK", 0),
+    "failed": sum(bad.values()),
     "rps": f'{float(d["throughput_rps"]):.0f}',
-    "p50": f'{float(lat["p50"]):.2f}', "p99": f'{float(lat["p99"]):.2f}',
-    "codes": ", ".join(f"{k}={v}" for k, v in sorted(codes.items()) if k != "OK") or "-",
-}[what]
-print(out)
+    "p50": f'{float(d["latency_ms"]["p50"]):.2f}',
+    "p99": f'{float(d["latency_ms"]["p99"]):.2f}',
+    "codes": ", ".join(f"{k}={v}" for k, v in bad.items()) or "-",
+}[sys.argv[2]])
 EOF
 }
 
