@@ -11,6 +11,7 @@ pub mod convert;
 pub mod engine_pool;
 pub mod error;
 pub mod healthcheck;
+pub mod loadgen;
 pub mod proto;
 pub mod server;
 pub mod shutdown;

@@ -20,6 +20,17 @@ async fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some(Command::Loadgen(args)) => match variant_service::loadgen::run(&args).await {
+            Ok(summary) => {
+                print!("{}", summary.text);
+                println!("LOADGEN_JSON {}", summary.json);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("loadgen: {e}");
+                ExitCode::FAILURE
+            }
+        },
         None => {
             telemetry::init(cli.config.log_format);
             let listener = match tokio::net::TcpListener::bind(cli.config.listen).await {
