@@ -17,7 +17,7 @@
 # Exit status: 0 when every assertion holds, 1 when one fails, 2 on a setup error.
 #
 # Tunables (environment): CLUSTER_CONCURRENCY (8), CLUSTER_PHASE1_SECS (5),
-# CLUSTER_PHASE2_SECS (12), CLUSTER_PHASE3_SECS (8), CLUSTER_FOLLOWUP_SECS (4),
+# CLUSTER_PHASE2_SECS (12, at least 10), CLUSTER_PHASE3_SECS (8), CLUSTER_FOLLOWUP_SECS (4),
 # CLUSTER_MIX (legal_moves=70,apply_move=20,best_move=10), CLUSTER_MOVETIME_MS (20).
 set -euo pipefail
 
@@ -48,6 +48,9 @@ phase3_secs="${CLUSTER_PHASE3_SECS:-8}"
 followup_secs="${CLUSTER_FOLLOWUP_SECS:-4}"
 mix="${CLUSTER_MIX:-legal_moves=70,apply_move=20,best_move=10}"
 movetime_ms="${CLUSTER_MOVETIME_MS:-20}"
+# Phase 2 must outlast the restart plus nginx's fail_timeout (5 s, see start_nginx): a peer
+# that refused a connect gets calls again only after that.
+[ "$phase2_secs" -ge 10 ] || { echo "CLUSTER_PHASE2_SECS must be at least 10" >&2; exit 2; }
 # Generous: a call only misses it when something is wrong, and then we want to see it.
 deadline_ms=5000
 
@@ -209,7 +212,9 @@ wait_served() { # port from-line n
 # Runs the load generator; its LOADGEN_JSON line is kept as $tmp/NAME.json.
 run_load() { # name target-port secs
     local name="$1" port="$2" secs="$3" rc=0
-    "${loadgen[@]}" --target "http://127.0.0.1:$port" --rpc mix --mix "$mix" \
+    # timeout: the load generator bounds itself (duration + deadline), this is a backstop.
+    timeout --kill-after=5 "$((secs + 30))" \
+        "${loadgen[@]}" --target "http://127.0.0.1:$port" --rpc mix --mix "$mix" \
         --concurrency "$concurrency" --duration "$secs" --movetime-ms "$movetime_ms" \
         --deadline-ms "$deadline_ms" > "$tmp/$name.out" 2>&1 || rc=$?
     sed -n 's/^LOADGEN_JSON //p' "$tmp/$name.out" | tail -n 1 > "$tmp/$name.json"
@@ -294,6 +299,13 @@ extra_pids+=("$load_pid")
 wait_served "$victim_port" "$from" 50
 t0="$(date +%s.%N)"
 kill -TERM "${replica_pid[$victim]}"
+# Bounded: the replica must exit within its 10 s grace period (plus slack), not hang the test.
+tries=150
+while kill -0 "${replica_pid[$victim]}" 2> /dev/null && [ "$tries" -gt 0 ]; do
+    tries=$((tries - 1))
+    sleep 0.1
+done
+kill -0 "${replica_pid[$victim]}" 2> /dev/null && die "replica on $victim_port still running 15 s after SIGTERM"
 term_rc=0
 wait "${replica_pid[$victim]}" || term_rc=$?
 t1="$(date +%s.%N)"
