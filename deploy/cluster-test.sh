@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
         --report) report="${2:?--report needs a file}"; shift 2 ;;
         --report=*) report="${1#--report=}"; shift ;;
         --keep) keep=1; shift ;;
-        -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
 done
