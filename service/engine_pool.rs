@@ -11,7 +11,7 @@ use std::{
     future::Future as _,
     pin::Pin,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex, PoisonError, Weak,
         atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     task::{Context, Poll},
@@ -26,6 +26,12 @@ use crate::error::{ServiceError, ServiceResult};
 
 /// Time kept back from the gRPC deadline so the result still reaches the client in time.
 pub const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
+/// Share of the time left that is kept back too (capped by [`DEADLINE_MARGIN_MAX_EXTRA`]): on a
+/// busy machine stopping a search and sending its answer takes longer, and a fixed 50 ms made
+/// 200 ms deadlines miss by a few milliseconds under load.
+const DEADLINE_MARGIN_DIVISOR: u32 = 10;
+/// Upper bound of the proportional part of the margin.
+const DEADLINE_MARGIN_MAX_EXTRA: Duration = Duration::from_millis(200);
 /// Suggested client back-off when refusing work.
 pub const RETRY_AFTER: Duration = Duration::from_millis(500);
 /// Intermediate Analyze updates buffered per stream; more are dropped for slow readers.
@@ -51,6 +57,10 @@ pub struct EnginePool {
     permits: Arc<Semaphore>,
     waiting: AtomicUsize,
     settings: PoolSettings,
+    /// Stop flags of the running jobs, so that a draining server can make them answer now.
+    running: Mutex<Vec<Weak<AtomicBool>>>,
+    /// Set by [`EnginePool::finish_all`]: jobs admitted later start already told to stop.
+    finishing: AtomicBool,
 }
 
 /// Sets a job's stop flag when dropped, i.e. when the request is cancelled or finishes.
@@ -172,7 +182,29 @@ impl EnginePool {
             permits: Arc::new(Semaphore::new(slots)),
             waiting: AtomicUsize::new(0),
             settings,
+            running: Mutex::new(Vec::new()),
+            finishing: AtomicBool::new(false),
         }
+    }
+
+    /// Tells every running (and every later) job to stop now; searches then answer with their
+    /// best move so far. Used when the shutdown grace period is nearly over, so that in-flight
+    /// searches still get an answer to their clients instead of being cut off.
+    pub fn finish_all(&self) {
+        self.finishing.store(true, Ordering::Relaxed);
+        let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        for stop in running.iter().filter_map(Weak::upgrade) {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Records a job's stop flag for [`EnginePool::finish_all`].
+    fn register(&self, stop: &Arc<AtomicBool>) {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        // Finished jobs leave dead entries; dropping them here keeps the list as short as the
+        // number of jobs running at once.
+        running.retain(|weak| weak.strong_count() > 0);
+        running.push(Arc::downgrade(stop));
     }
 
     /// Waits for a slot, or refuses when the wait queue is full.
@@ -212,7 +244,8 @@ impl EnginePool {
     }
 
     /// Admits a job and starts it on a new thread. `job` receives the slot's engine search
-    /// pool, the stop flag and the time left before `deadline` (minus [`DEADLINE_MARGIN`]).
+    /// pool, the stop flag and the time left before `deadline` (minus [`DEADLINE_MARGIN`] and a
+    /// tenth of the time left, at most 200 ms more).
     ///
     /// # Errors
     /// `Busy` when the queue is full, `DeadlineExceeded` if no time is left once admitted,
@@ -224,15 +257,11 @@ impl EnginePool {
     {
         let slot = self.admit().await?;
         let budget = match deadline {
-            Some(deadline) => Some(
-                deadline
-                    .checked_duration_since(Instant::now() + DEADLINE_MARGIN)
-                    .filter(|left| !left.is_zero())
-                    .ok_or(ServiceError::DeadlineExceeded)?,
-            ),
+            Some(deadline) => Some(search_budget(deadline, Instant::now())?),
             None => None,
         };
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(self.finishing.load(Ordering::Relaxed)));
+        self.register(&stop);
         let (tx, rx) = oneshot::channel();
         let thread_stop = Arc::clone(&stop);
         std::thread::Builder::new()
@@ -316,6 +345,15 @@ impl EnginePool {
     }
 }
 
+/// The search time left before `deadline`, keeping back the margin for answering.
+fn search_budget(deadline: Instant, now: Instant) -> ServiceResult<Duration> {
+    let left = deadline.saturating_duration_since(now);
+    let margin = DEADLINE_MARGIN + (left / DEADLINE_MARGIN_DIVISOR).min(DEADLINE_MARGIN_MAX_EXTRA);
+    Some(left.saturating_sub(margin))
+        .filter(|budget| !budget.is_zero())
+        .ok_or(ServiceError::DeadlineExceeded)
+}
+
 /// Caps the search time by the time left before the deadline.
 fn cap_movetime(mut limits: Limits, budget: Option<Duration>) -> Limits {
     if let Some(budget) = budget {
@@ -380,6 +418,23 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn finish_all_stops_running_jobs_and_later_ones_start_stopped() {
+        let pool = pool(2, 0);
+        let (running, done) = spin(&pool).await;
+        pool.finish_all();
+        done.await.expect("the running job saw its stop flag");
+        drop(running);
+        let stopped = pool
+            .start(None, |_, stop, _| stop.load(Ordering::Relaxed))
+            .await
+            .expect("admitted")
+            .finish()
+            .await
+            .expect("result");
+        assert!(stopped, "a job admitted while finishing starts stopped");
+    }
+
+    #[tokio::test]
     async fn an_expired_deadline_is_refused() {
         let pool = pool(1, 0);
         let err = pool
@@ -408,6 +463,15 @@ mod tests {
         assert!(a.expect("first").best_move.is_some());
         assert!(b.expect("second").best_move.is_some());
         assert_eq!(pool.idle.lock().expect("lock").len(), 2);
+    }
+
+    #[test]
+    fn the_budget_keeps_a_margin_that_grows_with_the_deadline_up_to_a_cap() {
+        let now = Instant::now();
+        let budget = |ms| search_budget(now + Duration::from_millis(ms), now).ok();
+        assert_eq!(budget(200), Some(Duration::from_millis(130)));
+        assert_eq!(budget(10_000), Some(Duration::from_millis(9_750)));
+        assert!(budget(40).is_none(), "no time left to search");
     }
 
     #[test]

@@ -75,7 +75,7 @@ pub async fn serve(
         queue: config.search_queue,
         hash_mb: config.hash_mb,
     }));
-    let api = GameEngineService::new(registry, Caps::from(&config), pool);
+    let api = GameEngineService::new(registry, Caps::from(&config), Arc::clone(&pool));
     let engine = GameEngineServer::new(api)
         .max_decoding_message_size(config.max_message_bytes)
         .max_encoding_message_size(config.max_message_bytes);
@@ -118,7 +118,14 @@ pub async fn serve(
                 let _ = stopped.await;
             },
         );
+    let grace = config.shutdown_grace();
     let on_drain = async move {
+        // Searches still running shortly before the grace period ends are told to stop, so they
+        // answer with their best move so far instead of being cut off with the connection.
+        tokio::spawn(async move {
+            tokio::time::sleep(grace.saturating_sub(shutdown::SEARCH_FINISH_MARGIN)).await;
+            pool.finish_all();
+        });
         // Tell load balancers and probes first, then stop accepting.
         health
             .set_service_status("", ServingStatus::NotServing)
@@ -128,7 +135,7 @@ pub async fn serve(
             .await;
         let _ = stop_accepting.send(());
     };
-    shutdown::run_until_drained(server, signal, on_drain, config.shutdown_grace()).await?;
+    shutdown::run_until_drained(server, signal, on_drain, grace).await?;
     tracing::info!("variant-service stopped");
     Ok(())
 }

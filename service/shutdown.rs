@@ -3,6 +3,10 @@
 
 use std::{future::Future, time::Duration};
 
+/// Running searches are told to stop this long before the grace period ends, leaving time to
+/// send their answers (a search stops within milliseconds; the rest is network slack).
+pub const SEARCH_FINISH_MARGIN: Duration = Duration::from_millis(1000);
+
 /// Completes on the first SIGTERM (Kubernetes, docker stop) or SIGINT (Ctrl-C).
 pub async fn signal() {
     #[cfg(unix)]
