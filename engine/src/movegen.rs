@@ -14,7 +14,7 @@ use crate::moves::{Move, MoveKind};
 use crate::piece::{Color, PieceKind};
 use crate::position::make::ep_victim;
 use crate::position::{Position, castling_bit};
-use crate::variant::{DropInfo, Role, colour_right_bit};
+use crate::variant::{DropInfo, KindInfo, Role, colour_right_bit};
 
 /// A list of moves.
 pub type MoveList = Vec<Move>;
@@ -238,27 +238,7 @@ impl Position {
                 continue;
             }
             for from in self.by_kind[i] & ctx.own {
-                let mut targets = info.leap_both[from.index()] & !ctx.own
-                    | info.leap_move[from.index()] & ctx.empty
-                    | info.leap_capture[from.index()] & ctx.enemy;
-                if let Some(mode) = info.orthogonal {
-                    targets |= by_mode(
-                        t.rook_attacks(from, ctx.occupied),
-                        mode,
-                        ctx.own,
-                        ctx.enemy,
-                        ctx.empty,
-                    );
-                }
-                if let Some(mode) = info.diagonal {
-                    targets |= by_mode(
-                        t.bishop_attacks(from, ctx.occupied),
-                        mode,
-                        ctx.own,
-                        ctx.enemy,
-                        ctx.empty,
-                    );
-                }
+                let mut targets = self.piece_targets(&ctx, info, from);
                 if info.hop {
                     targets |= t.hop_targets(from, ctx.occupied) & ctx.enemy;
                 }
@@ -301,17 +281,17 @@ impl Position {
         }
     }
 
-    fn king_moves<S: MoveSink>(&self, ctx: &Ctx, k: Square, sink: &mut S) {
-        let v = &*self.variant;
-        let t = &v.tables;
-        let royal = v.royal.expect("a king square implies a royal kind");
-        let info = &v.kinds[royal.index()];
-        let mut targets = info.leap_both[k.index()] & !ctx.own
-            | info.leap_move[k.index()] & ctx.empty
-            | info.leap_capture[k.index()] & ctx.enemy;
+    /// Leap and ride targets of a piece of kind `info` on `from` (hops excluded), before the
+    /// node's legality masks.
+    #[inline]
+    fn piece_targets(&self, ctx: &Ctx, info: &KindInfo, from: Square) -> Bitboard {
+        let t = &self.variant.tables;
+        let mut targets = info.leap_both[from.index()] & !ctx.own
+            | info.leap_move[from.index()] & ctx.empty
+            | info.leap_capture[from.index()] & ctx.enemy;
         if let Some(mode) = info.orthogonal {
             targets |= by_mode(
-                t.rook_attacks(k, ctx.occupied),
+                t.rook_attacks(from, ctx.occupied),
                 mode,
                 ctx.own,
                 ctx.enemy,
@@ -320,13 +300,21 @@ impl Position {
         }
         if let Some(mode) = info.diagonal {
             targets |= by_mode(
-                t.bishop_attacks(k, ctx.occupied),
+                t.bishop_attacks(from, ctx.occupied),
                 mode,
                 ctx.own,
                 ctx.enemy,
                 ctx.empty,
             );
         }
+        targets
+    }
+
+    fn king_moves<S: MoveSink>(&self, ctx: &Ctx, k: Square, sink: &mut S) {
+        let v = &*self.variant;
+        let royal = v.royal.expect("a king square implies a royal kind");
+        let info = &v.kinds[royal.index()];
+        let mut targets = self.piece_targets(ctx, info, k);
         if !ctx.quiet_allowed {
             targets &= ctx.enemy;
         }

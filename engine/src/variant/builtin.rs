@@ -39,19 +39,24 @@ fn piece(letter: char, name: &str, betza: &str, value: i32) -> PieceDef {
     PieceDef::new(letter, name, betza, Role::Piece, value)
 }
 
+/// The orthodox army on 8x8 (chess and Orphic), with the usual centipawn values.
+fn orthodox_pieces() -> Vec<PieceDef> {
+    vec![
+        pawn(100),
+        piece('N', "Knight", "N", 320),
+        piece('B', "Bishop", "B", 330),
+        piece('R', "Rook", "R", 500),
+        piece('Q', "Queen", "Q", 950),
+        king(),
+    ]
+}
+
 /// Orthodox chess, kept as a validation variant: its perft numbers are public.
 pub fn chess() -> VariantSpec {
     VariantSpec {
         name: "chess".into(),
         size: BoardSize::EIGHT,
-        pieces: vec![
-            pawn(100),
-            piece('N', "Knight", "N", 320),
-            piece('B', "Bishop", "B", 330),
-            piece('R', "Rook", "R", 500),
-            piece('Q', "Queen", "Q", 950),
-            king(),
-        ],
+        pieces: orthodox_pieces(),
         start_fen: CHESS_START.into(),
         pawns: Some(PawnRules {
             double_step_ranks: vec![1],
@@ -215,14 +220,7 @@ pub fn orphic() -> VariantSpec {
     VariantSpec {
         name: "orphic".into(),
         size: BoardSize::EIGHT,
-        pieces: vec![
-            pawn(100),
-            piece('N', "Knight", "N", 320),
-            piece('B', "Bishop", "B", 330),
-            piece('R', "Rook", "R", 500),
-            piece('Q', "Queen", "Q", 950),
-            king(),
-        ],
+        pieces: orthodox_pieces(),
         start_fen: ORPHIC_START.into(),
         // Pawns start on rank 3, so only a pawn relocated to rank 2 can double-step.
         pawns: Some(PawnRules {
