@@ -37,6 +37,8 @@ use tonic::{
     transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity},
 };
 
+use variant_engine::rng::SplitMix64;
+
 use crate::proto::{self as pb, game_engine_client::GameEngineClient};
 
 /// Longest run allowed (`--duration`).
@@ -223,27 +225,12 @@ pub enum LoadgenError {
     },
 }
 
-/// A small, fast PRNG (SplitMix64): enough for picking positions, not for anything secret.
-#[derive(Debug, Clone)]
-struct Rng(u64);
+/// The load generator's random source: the engine's seedable `SplitMix64`.
+type Rng = SplitMix64;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`; the modulo bias is irrelevant here).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    fn index(&mut self, len: usize) -> usize {
-        self.below(len as u64) as usize
-    }
+/// Picks a random index below `len` (`len > 0`).
+fn pick_index(rng: &mut Rng, len: usize) -> usize {
+    rng.below(len as u64) as usize
 }
 
 /// A request position with its legal moves (for `ApplyMove` and for checking `BestMove`).
@@ -512,7 +499,7 @@ async fn samples(
                 if legal.is_empty() {
                     break; // Game over: keep what we have.
                 }
-                let next = legal[rng.index(legal.len())].clone();
+                let next = legal[pick_index(rng, legal.len())].clone();
                 samples.push(Sample {
                     position: position.clone(),
                     legal,
@@ -536,7 +523,7 @@ async fn one_call(
         RpcKind::Mix => plan.mix.pick(rng),
         kind => kind,
     };
-    let sample = &plan.samples[rng.index(plan.samples.len())];
+    let sample = &plan.samples[pick_index(rng, plan.samples.len())];
     let token = plan.token.as_ref();
     let mut best: Option<bool> = None;
     let result: Result<(), Status> = match kind {
@@ -551,7 +538,7 @@ async fn one_call(
             .await
             .map(drop),
         RpcKind::ApplyMove => {
-            let mv = sample.legal[rng.index(sample.legal.len())].clone();
+            let mv = sample.legal[pick_index(rng, sample.legal.len())].clone();
             client
                 .apply_move(request(
                     pb::ApplyMoveRequest {
@@ -613,7 +600,7 @@ async fn closed_loop(
     for i in 0..concurrency {
         let plan = Arc::clone(&plan);
         let mut client = GameEngineClient::new(channels[i as usize % channels.len()].clone());
-        let mut rng = Rng(seed ^ (u64::from(i) + 1).wrapping_mul(0xA24B_AED4_963E_E407));
+        let mut rng = SplitMix64(seed ^ (u64::from(i) + 1).wrapping_mul(0xA24B_AED4_963E_E407));
         workers.spawn(async move {
             let mut stats = StatsByRpc::new();
             while plan.take() {
@@ -656,7 +643,7 @@ async fn open_loop(
         };
         let plan = Arc::clone(&plan);
         let mut client = GameEngineClient::new(channels[sent as usize % channels.len()].clone());
-        let mut rng = Rng(seed ^ (sent + 1).wrapping_mul(0xA24B_AED4_963E_E407));
+        let mut rng = SplitMix64(seed ^ (sent + 1).wrapping_mul(0xA24B_AED4_963E_E407));
         calls.spawn(async move {
             let mut stats = StatsByRpc::new();
             one_call(&mut client, &plan, &mut rng, &mut stats, scheduled).await;
@@ -820,7 +807,7 @@ pub async fn run(args: &LoadgenArgs) -> Result<Summary, LoadgenError> {
         })
         .transpose()?;
     let channels = connect(args).await?;
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64(seed);
     let mut setup_client = GameEngineClient::new(channels[0].clone());
     let samples = tokio::time::timeout(
         SETUP_TIMEOUT * 6,
@@ -925,7 +912,7 @@ mod tests {
     #[test]
     fn mix_picks_follow_the_weights() {
         let mix: Mix = "legal_moves=3,echo=1".parse().expect("valid mix");
-        let mut rng = Rng(7);
+        let mut rng = SplitMix64(7);
         let legal = (0..4000)
             .filter(|_| mix.pick(&mut rng) == RpcKind::LegalMoves)
             .count();

@@ -28,6 +28,7 @@ pub mod notation;
 pub mod perft;
 pub mod piece;
 pub mod position;
+pub mod rng;
 pub mod search;
 pub mod selfplay;
 pub mod status;

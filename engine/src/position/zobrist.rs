@@ -5,6 +5,7 @@
 
 use crate::geometry::SQUARE_COUNT;
 use crate::piece::{Color, MAX_KINDS, Piece};
+use crate::rng::SplitMix64;
 
 /// Most pieces of one kind a pocket can hold (counts are hashed per count).
 pub const MAX_POCKET: usize = 32;
@@ -21,35 +22,29 @@ pub struct Zobrist {
     drop_rights: [u64; 256],
 }
 
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 impl Zobrist {
     /// Keys for the variant called `name`.
     pub fn new(name: &str) -> Self {
         let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
-        let mut rng = SplitMix(seed);
+        let mut rng = SplitMix64(seed);
         let pieces = (0..2 * MAX_KINDS * SQUARE_COUNT)
-            .map(|_| rng.next())
+            .map(|_| rng.next_u64())
             .collect();
-        let side = rng.next();
-        let castling = std::array::from_fn(|i| if i == 0 { 0 } else { rng.next() });
-        let en_passant = std::array::from_fn(|_| rng.next());
+        let side = rng.next_u64();
+        let castling = std::array::from_fn(|i| if i == 0 { 0 } else { rng.next_u64() });
+        let en_passant = std::array::from_fn(|_| rng.next_u64());
         let pocket = (0..2 * MAX_KINDS * MAX_POCKET)
-            .map(|i| if i % MAX_POCKET == 0 { 0 } else { rng.next() })
+            .map(|i| {
+                if i % MAX_POCKET == 0 {
+                    0
+                } else {
+                    rng.next_u64()
+                }
+            })
             .collect();
-        let drop_rights = std::array::from_fn(|i| if i == 0 { 0 } else { rng.next() });
+        let drop_rights = std::array::from_fn(|i| if i == 0 { 0 } else { rng.next_u64() });
         Self {
             pieces,
             side,

@@ -1,0 +1,32 @@
+//! `SplitMix64`: a tiny, fast, seedable pseudo-random generator.
+//!
+//! Used where reproducibility matters and secrecy does not: Zobrist keys (stable across runs)
+//! and the load generator's choice of positions and moves.
+
+/// The `SplitMix64` generator (Steele, Lea and Flood), one `u64` of state.
+///
+/// # Examples
+/// ```
+/// use variant_engine::rng::SplitMix64;
+/// let (mut a, mut b) = (SplitMix64(7), SplitMix64(7));
+/// assert_eq!(a.next_u64(), b.next_u64());
+/// assert!(a.below(10) < 10);
+/// ```
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform-ish in `0..n` (`n = 0` is treated as 1; the modulo bias is negligible here).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+}
