@@ -9,7 +9,7 @@
 use crate::moves::Move;
 use crate::piece::Color;
 use crate::position::Position;
-use crate::search::ordering::{AllMoves, is_quiet, pick, score_moves, update_quiet_stats};
+use crate::search::ordering::{AllMoves, is_quiet, pick_ordered, score_moves, update_quiet_stats};
 use crate::search::qsearch::qsearch;
 use crate::search::{INF, MATE, MATE_BOUND};
 use crate::status::GameStatus;
@@ -335,7 +335,7 @@ pub fn negamax<const PV: bool>(
     let mut quiet_count = 0usize;
     let mut searched = 0usize;
     for i in 0..list.len() {
-        let m = pick(&mut list, i).mv;
+        let m = pick_ordered(&mut list, i).mv;
         let quiet = is_quiet(&td.pos, m);
         if features.pruning
             && !PV
