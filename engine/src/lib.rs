@@ -15,7 +15,8 @@
 //! assert_eq!(pos.san(m), "e5");
 //! ```
 #![warn(missing_docs)]
-#![forbid(unsafe_code)]
+// One audited exception: the huge-page advice for the transposition table (`tt.rs`).
+#![deny(unsafe_code)]
 
 pub mod bench;
 pub mod bitboard;

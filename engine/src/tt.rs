@@ -115,6 +115,40 @@ impl std::fmt::Debug for TranspositionTable {
     }
 }
 
+/// Asks the kernel to back the (still untouched) table memory with transparent huge pages.
+///
+/// Every probe lands on a random bucket of a table far larger than the TLB's reach with 4 KiB
+/// pages, so nearly every probe also missed the TLB (a page walk, doubly expensive under
+/// virtualisation); the probe's first load was ~20% of search time in profiles. With 2 MiB
+/// pages the whole table needs a few dozen TLB entries. Linux applies huge pages on first
+/// touch only where the policy allows it: the default `madvise` policy needs this call, and
+/// when the kernel declines, nothing changes but speed.
+fn advise_huge_pages(buckets: &mut Vec<Bucket>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let spare = buckets.spare_capacity_mut();
+        let start = spare.as_mut_ptr() as usize;
+        let end = start + std::mem::size_of_val(spare);
+        // madvise wants a page-aligned start; the kernel rounds the length itself.
+        let aligned = start.next_multiple_of(PAGE);
+        if end > aligned {
+            // Safety: the range lies inside this vector's own allocation, and MADV_HUGEPAGE
+            // changes only how the kernel backs those pages, never their contents or mapping.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::madvise(
+                    aligned as *mut libc::c_void,
+                    end - aligned,
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = buckets;
+}
+
 impl TranspositionTable {
     /// A table of about `mb` MiB (at least one bucket). When the memory cannot be had, the
     /// size is halved until it can, rather than aborting the process.
@@ -124,6 +158,7 @@ impl TranspositionTable {
         while buckets.try_reserve_exact(n).is_err() && n > 1 {
             n /= 2;
         }
+        advise_huge_pages(&mut buckets);
         buckets.extend(std::iter::repeat_with(Bucket::default).take(n));
         Self {
             buckets,

@@ -229,7 +229,7 @@ pub fn pick_ordered(list: &mut [ScoredMove], i: usize) -> ScoredMove {
     match i.cmp(&SELECTED_PICKS) {
         std::cmp::Ordering::Less => pick(list, i),
         std::cmp::Ordering::Equal => {
-            list[i..].sort_unstable_by(|a, b| b.score.cmp(&a.score));
+            list[i..].sort_unstable_by_key(|sm| std::cmp::Reverse(sm.score));
             list[i]
         }
         std::cmp::Ordering::Greater => list[i],
