@@ -71,6 +71,26 @@ impl<S: MoveSink> MoveSink for Filtered<'_, S> {
     }
 }
 
+/// Looks for one move among the generated ones.
+struct Find {
+    want: Move,
+    found: bool,
+}
+
+impl MoveSink for Find {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        self.found |= m == self.want;
+    }
+
+    #[inline]
+    fn push_targets(&mut self, from: Square, targets: Bitboard) {
+        if let MoveKind::Normal { from: f, to } = self.want.kind() {
+            self.found |= f == from && targets.contains(to);
+        }
+    }
+}
+
 /// Per-node legality context.
 struct Ctx {
     us: Color,
@@ -133,8 +153,47 @@ impl Position {
     }
 
     /// True when `m` is legal here.
+    ///
+    /// A plain move of a non-king, non-pawn piece (most hash moves in the search) is decided by
+    /// generating that one piece's moves through the same masks as [`Position::generate`];
+    /// everything else generates every move. Either way the answer is exactly
+    /// `legal_moves().contains(&m)`.
     pub fn is_legal(&self, m: Move) -> bool {
-        self.legal_moves().contains(&m)
+        let mut find = Find {
+            want: m,
+            found: false,
+        };
+        if let MoveKind::Normal { from, .. } = m.kind()
+            && let Some(piece) = self.board[from.index()]
+            && piece.color() == self.side
+            && self.variant.kinds[piece.kind().index()].role == Role::Piece
+        {
+            let rules = self.variant.rules();
+            if rules.game_over_before_moves(self) {
+                return false;
+            }
+            let ctx = self.context(rules.quiet_moves_allowed(self));
+            if ctx.only_king {
+                return false;
+            }
+            let info = &self.variant.kinds[piece.kind().index()];
+            let mut targets = self.piece_targets(&ctx, info, from);
+            if info.hop {
+                targets |= self.variant.tables.hop_targets(from, ctx.occupied) & ctx.enemy;
+            }
+            if rules.filters_moves(self) {
+                let mut filtered = Filtered {
+                    pos: self,
+                    inner: &mut find,
+                };
+                self.emit(&ctx, &mut filtered, from, targets);
+            } else {
+                self.emit(&ctx, &mut find, from, targets);
+            }
+            return find.found;
+        }
+        self.generate(&mut find);
+        find.found
     }
 
     /// Generates every legal move into `sink`.

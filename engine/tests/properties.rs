@@ -1,14 +1,14 @@
 //! Property tests over random playouts, for every variant in the registry:
 //! make/unmake restores position and hash, the incremental hash equals a recomputed one, FEN
 //! round-trips, every generated move's text (and SAN) parses back to the same move, nothing
-//! else parses as legal, and no generated move leaves the mover's royal king attacked.
+//! else parses as legal, `is_legal` agrees with the move list, and no generated move leaves the mover's royal king attacked.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use variant_engine::{Position, Registry, Square};
+use variant_engine::{Move, Position, Registry, Square};
 
 /// A tiny deterministic generator so a failing case replays from its seed.
 struct Rng(u64);
@@ -78,9 +78,33 @@ fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
             assert_eq!(pos.parse_move(&san).unwrap(), m, "SAN {san} at {fen}");
         }
     }
-    // Random board-move texts that are not generated must not parse as legal.
+    // `is_legal` (which takes a one-piece shortcut for piece moves) agrees with the list, for
+    // every legal move and for plain moves from every friendly piece to random squares.
     let size = pos.variant().size();
     let squares: Vec<Square> = size.squares().collect();
+    for &m in &moves {
+        assert!(
+            pos.is_legal(m),
+            "{} not legal by is_legal at {fen}",
+            pos.uci(m)
+        );
+    }
+    let own: Vec<Square> = squares
+        .iter()
+        .copied()
+        .filter(|&s| pos.piece_at(s).is_some_and(|p| p.color() == mover))
+        .collect();
+    for &from in &own {
+        for _ in 0..8 {
+            let m = Move::normal(from, squares[rng.below(squares.len())]);
+            assert_eq!(
+                pos.is_legal(m),
+                moves.contains(&m),
+                "is_legal({m:?}) disagrees with the list at {fen}"
+            );
+        }
+    }
+    // Random board-move texts that are not generated must not parse as legal.
     for _ in 0..40 {
         let from = squares[rng.below(squares.len())];
         let to = squares[rng.below(squares.len())];

@@ -313,20 +313,28 @@ pub fn negamax<const PV: bool>(
     }
     // Moves are generated only now: the pruning above needs none. (A stalemate can be
     // misjudged by it, as in every engine that prunes before generating; decided positions
-    // were caught above.)
+    // were caught above.) A legal hash move is searched before the others are generated: it
+    // usually refutes the node, and then generating, scoring and sorting the other 80-120
+    // moves would be wasted.
+    let mut hash_move = tt_move.filter(|&m| td.pos.is_legal(m));
     let mut list = std::mem::take(&mut td.lists[ply]);
     list.clear();
-    td.pos.generate(&mut AllMoves(&mut list));
-    if list.is_empty() {
-        td.lists[ply] = list;
-        return terminal_score(&td.pos, ply);
+    let mut generated = hash_move.is_none();
+    if generated {
+        td.pos.generate(&mut AllMoves(&mut list));
+        if list.is_empty() {
+            td.lists[ply] = list;
+            return terminal_score(&td.pos, ply);
+        }
     }
     // Internal iterative reduction: without a hash move this node is probably not important
     // enough to search at full depth, and the next visit will have a move.
     if features.pruning && tt_move.is_none() && depth >= 4 {
         depth -= 1;
     }
-    score_moves(td, &mut list, tt_move, ply);
+    if generated {
+        score_moves(td, &mut list, tt_move, ply);
+    }
     td.killers[ply + 1] = [None; 2];
     let original_alpha = alpha;
     let mut best = -INF;
@@ -334,8 +342,27 @@ pub fn negamax<const PV: bool>(
     let mut quiets: [Option<Move>; 64] = [None; 64];
     let mut quiet_count = 0usize;
     let mut searched = 0usize;
-    for i in 0..list.len() {
-        let m = pick_ordered(&mut list, i).mv;
+    let mut next = 0usize;
+    loop {
+        let m = if let Some(h) = hash_move.take() {
+            h
+        } else {
+            if !generated {
+                generated = true;
+                td.pos.generate(&mut AllMoves(&mut list));
+                if let Some(h) = tt_move
+                    && let Some(at) = list.iter().position(|sm| sm.mv == h)
+                {
+                    list.swap_remove(at);
+                }
+                score_moves(td, &mut list, None, ply);
+            }
+            if next == list.len() {
+                break;
+            }
+            next += 1;
+            pick_ordered(&mut list, next - 1).mv
+        };
         let quiet = is_quiet(&td.pos, m);
         if features.pruning
             && !PV
