@@ -7,7 +7,7 @@
 use crate::bitboard::Bitboard;
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::moves::{Move, MoveKind};
-use crate::notation::text::{MoveError, MoveTextError};
+use crate::notation::text::{MoveError, MoveTextError, UCI_MAX_LEN};
 use crate::piece::Piece;
 use crate::position::Position;
 use crate::status::{GameStatus, Termination};
@@ -65,6 +65,9 @@ impl Position {
     /// `"#"`, `"+"` or `""` for the legal move `m`, found by playing it on `self` and taking
     /// it back.
     fn check_suffix(&mut self, m: Move) -> &'static str {
+        if !self.variant.rules().may_give_check(self) {
+            return "";
+        }
         self.play_unchecked(m);
         // `status()` counts the legal replies, a whole move generation; a mate needs the side
         // to move in check, so only checking moves pay for it. Without this shortcut SAN for
@@ -235,64 +238,127 @@ pub struct MoveDescription {
     pub check: bool,
 }
 
+/// A move spelled out like [`MoveDescription`], but borrowing its text from the square-name
+/// table and a scratch buffer, so a caller that copies it into its own type (the service's
+/// protobuf `Move`) allocates each field once and builds no intermediate list.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MoveDescriptionRef<'a> {
+    /// Move text in RULES.md notation.
+    pub uci: &'a str,
+    /// SAN with check/mate suffix.
+    pub san: &'a str,
+    /// Origin square; `None` for drops.
+    pub from: Option<&'static str>,
+    /// Destination (drop square for drops).
+    pub to: &'static str,
+    /// Promotion letter (lowercase), if any.
+    pub promotion: Option<char>,
+    /// Dropped piece letter (uppercase), if a drop.
+    pub drop: Option<char>,
+    /// Where a displaced friendly pawn goes, for relocation drops.
+    pub relocation: Option<&'static str>,
+    /// True when the move captures (en passant included).
+    pub capture: bool,
+    /// True when the move gives check (or mates).
+    pub check: bool,
+}
+
+impl From<MoveDescriptionRef<'_>> for MoveDescription {
+    fn from(d: MoveDescriptionRef<'_>) -> Self {
+        MoveDescription {
+            uci: d.uci.to_owned(),
+            san: d.san.to_owned(),
+            from: d.from.map(str::to_owned),
+            to: d.to.to_owned(),
+            promotion: d.promotion,
+            drop: d.drop,
+            relocation: d.relocation.map(str::to_owned),
+            capture: d.capture,
+            check: d.check,
+        }
+    }
+}
+
+/// What describing a move needs beyond the position: computed once per position and shared by
+/// all its moves.
+struct Describer {
+    rivals: Rivals,
+    /// The position, for playing each move to find its check suffix.
+    scratch: Position,
+    /// SAN then move text of the current move.
+    text: String,
+}
+
+impl Describer {
+    fn new(pos: &Position, legal: &[Move]) -> Self {
+        Describer {
+            rivals: Rivals::new(legal),
+            scratch: pos.clone(),
+            text: String::with_capacity(SAN_MAX_LEN + UCI_MAX_LEN),
+        }
+    }
+}
+
 impl Position {
     /// Describes the legal move `m`.
     pub fn describe(&self, m: Move) -> MoveDescription {
         let legal = self.legal_moves();
-        self.describe_with(
-            m,
-            &Rivals::new(&legal),
-            &mut self.clone(),
-            &mut String::with_capacity(SAN_MAX_LEN),
-        )
+        self.describe_with(m, &mut Describer::new(self, &legal))
+            .into()
     }
 
-    /// Every legal move with its description, computed from one move list, one rivals table,
-    /// one scratch copy of the position and one text buffer (`describe` on each move would
-    /// redo all of them per move).
+    /// Every legal move with its description.
     pub fn describe_moves(&self) -> Vec<(Move, MoveDescription)> {
-        let legal = self.legal_moves();
-        let rivals = Rivals::new(&legal);
-        let mut scratch = self.clone();
-        let mut buffer = String::with_capacity(SAN_MAX_LEN);
-        legal
-            .iter()
-            .map(|&m| (m, self.describe_with(m, &rivals, &mut scratch, &mut buffer)))
-            .collect()
+        self.describe_moves_with(|m, d| (m, d.into()))
     }
 
-    /// Describes `m`; the text is written into `buffer` first so each field is then allocated
-    /// once at its exact length.
-    fn describe_with(
+    /// Every legal move, described and handed to `f`; returns what `f` made of each, in
+    /// move-generation order. One move list, rivals table, scratch position and text buffer
+    /// serve all moves (`describe` on each move would redo all of them per move).
+    ///
+    /// # Examples
+    /// ```
+    /// use variant_engine::{Position, Registry};
+    /// let pos = Position::new(Registry::builtin().get("chess").unwrap());
+    /// let sans = pos.describe_moves_with(|_, d| d.san.to_owned());
+    /// assert_eq!(sans.len(), 20);
+    /// assert!(sans.iter().any(|san| san == "Nf3"));
+    /// ```
+    pub fn describe_moves_with<T>(
         &self,
-        m: Move,
-        rivals: &Rivals,
-        scratch: &mut Self,
-        buffer: &mut String,
-    ) -> MoveDescription {
+        mut f: impl FnMut(Move, MoveDescriptionRef<'_>) -> T,
+    ) -> Vec<T> {
+        let legal = self.legal_moves();
+        let mut describer = Describer::new(self, &legal);
+        let mut out = Vec::with_capacity(legal.len());
+        for &m in &legal {
+            out.push(f(m, self.describe_with(m, &mut describer)));
+        }
+        out
+    }
+
+    /// Describes `m`, writing its SAN and move text into the describer's buffer.
+    fn describe_with<'a>(&self, m: Move, describer: &'a mut Describer) -> MoveDescriptionRef<'a> {
         let v = &*self.variant;
-        buffer.clear();
-        self.write_san_body(m, rivals, buffer);
-        let suffix = scratch.check_suffix(m);
-        buffer.push_str(suffix);
-        let san = buffer.as_str().to_owned();
-        buffer.clear();
-        self.write_uci(m, buffer);
-        let uci = buffer.as_str().to_owned();
+        let text = &mut describer.text;
+        text.clear();
+        self.write_san_body(m, &describer.rivals, text);
+        let suffix = describer.scratch.check_suffix(m);
+        text.push_str(suffix);
+        let san_len = text.len();
+        self.write_uci(m, text);
+        let (san, uci) = text.split_at(san_len);
         let (drop, relocation) = match m.kind() {
             MoveKind::Drop {
                 kind, relocation, ..
-            } => (
-                Some(v.piece(kind).letter),
-                relocation.map(|r| r.name().to_owned()),
-            ),
+            } => (Some(v.piece(kind).letter), relocation.map(Square::name)),
             _ => (None, None),
         };
-        MoveDescription {
+        MoveDescriptionRef {
             uci,
             san,
-            from: m.from().map(|f| f.name().to_owned()),
-            to: m.to().name().to_owned(),
+            from: m.from().map(Square::name),
+            to: m.to().name(),
             promotion: m
                 .promotion_kind()
                 .map(|k| v.piece(k).letter.to_ascii_lowercase()),

@@ -6,7 +6,7 @@ use crate::moves::{Move, MoveKind};
 use crate::position::Position;
 
 /// Longest move text: a relocation drop on a 10x10 board, `N@a10,b10`.
-const UCI_MAX_LEN: usize = 9;
+pub(crate) const UCI_MAX_LEN: usize = 9;
 
 /// Move text, parsed but not yet matched against a position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
