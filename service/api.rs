@@ -70,10 +70,11 @@ impl GameEngine for GameEngineService {
     ) -> Result<Response<pb::LegalMovesResponse>, Status> {
         let pb::LegalMovesRequest { position } = request.into_inner();
         let pos = self.game(position)?.position;
+        let moves = convert::legal_moves(&pos);
         Ok(Response::new(pb::LegalMovesResponse {
-            moves: convert::legal_moves(&pos),
+            status: Some(convert::status_with_legal_moves(&pos, moves.len())),
+            moves,
             fen: pos.fen(),
-            status: Some(convert::status(&pos)),
         }))
     }
 

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, Features, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, Score,
-    SearchInfo, SearchResult, StopReason, Termination, Variant,
+    Color, Features, GameStatus, Limits, MoveDescription, MoveDescriptionRef, PieceDef, Position,
+    Registry, Score, SearchInfo, SearchResult, StopReason, Termination, Variant,
 };
 
 use crate::{
@@ -248,8 +248,18 @@ pub fn grpc_timeout(metadata: &MetadataMap) -> Option<Duration> {
 
 /// Status of a position.
 pub fn status(pos: &Position) -> pb::GameStatus {
+    status_message(pos, pos.status())
+}
+
+/// Status of a position whose legal moves were just listed (`legal_moves` of them), without
+/// generating them again.
+pub fn status_with_legal_moves(pos: &Position, legal_moves: usize) -> pb::GameStatus {
+    status_message(pos, pos.status_with_legal_moves(legal_moves))
+}
+
+fn status_message(pos: &Position, status: GameStatus) -> pb::GameStatus {
     let in_check = pos.in_check();
-    match pos.status() {
+    match status {
         GameStatus::Ongoing => pb::GameStatus {
             ongoing: true,
             result: pb::GameResult::Unspecified.into(),
@@ -310,13 +320,37 @@ impl From<MoveDescription> for pb::Move {
     }
 }
 
-/// Every legal move of a position, described (in one batch: `describe` per move would
-/// regenerate the move list for each).
+impl From<MoveDescriptionRef<'_>> for pb::Move {
+    fn from(description: MoveDescriptionRef<'_>) -> Self {
+        let MoveDescriptionRef {
+            uci,
+            san,
+            from,
+            to,
+            promotion,
+            drop,
+            relocation,
+            capture,
+            check,
+        } = description;
+        pb::Move {
+            uci: uci.to_owned(),
+            san: san.to_owned(),
+            from: from.map(str::to_owned).unwrap_or_default(),
+            to: to.to_owned(),
+            promotion: promotion.map(String::from).unwrap_or_default(),
+            drop: drop.map(String::from).unwrap_or_default(),
+            relocation: relocation.map(str::to_owned).unwrap_or_default(),
+            capture,
+            check,
+        }
+    }
+}
+
+/// Every legal move of a position, described in one batch and written straight into the
+/// messages (each text field allocated once, at its length; no intermediate list).
 pub fn legal_moves(pos: &Position) -> Vec<pb::Move> {
-    pos.describe_moves()
-        .into_iter()
-        .map(|(_, description)| description.into())
-        .collect()
+    pos.describe_moves_with(|_, description| description.into())
 }
 
 impl From<&Variant> for pb::Variant {

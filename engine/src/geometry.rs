@@ -12,6 +12,23 @@ pub const STRIDE: u8 = 10;
 /// Number of squares in the index space.
 pub const SQUARE_COUNT: usize = (STRIDE as usize) * (STRIDE as usize);
 
+/// The name of every square of the index space, a1 first, so writing a square (move text, SAN,
+/// the API's `from`/`to` fields) is a table look-up instead of integer formatting: describing
+/// hundreds of moves per `LegalMoves` call made `fmt` a visible cost (issue 7).
+#[rustfmt::skip] // One rank per line.
+static SQUARE_NAMES: [&str; SQUARE_COUNT] = [
+    "a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "i1", "j1",
+    "a2", "b2", "c2", "d2", "e2", "f2", "g2", "h2", "i2", "j2",
+    "a3", "b3", "c3", "d3", "e3", "f3", "g3", "h3", "i3", "j3",
+    "a4", "b4", "c4", "d4", "e4", "f4", "g4", "h4", "i4", "j4",
+    "a5", "b5", "c5", "d5", "e5", "f5", "g5", "h5", "i5", "j5",
+    "a6", "b6", "c6", "d6", "e6", "f6", "g6", "h6", "i6", "j6",
+    "a7", "b7", "c7", "d7", "e7", "f7", "g7", "h7", "i7", "j7",
+    "a8", "b8", "c8", "d8", "e8", "f8", "g8", "h8", "i8", "j8",
+    "a9", "b9", "c9", "d9", "e9", "f9", "g9", "h9", "i9", "j9",
+    "a10", "b10", "c10", "d10", "e10", "f10", "g10", "h10", "i10", "j10",
+];
+
 /// A square in the 10x10 index space (`rank * 10 + file`, a1 = 0).
 ///
 /// # Examples
@@ -72,6 +89,12 @@ impl Square {
         }
     }
 
+    /// The square's name, e.g. `"e4"` or `"j10"`.
+    #[inline]
+    pub fn name(self) -> &'static str {
+        SQUARE_NAMES[self.index()]
+    }
+
     /// True for light squares (a1 is dark, as on a real board).
     #[inline]
     pub const fn is_light(self) -> bool {
@@ -81,7 +104,7 @@ impl Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file()) as char, self.rank() + 1)
+        f.write_str(self.name())
     }
 }
 
@@ -168,6 +191,15 @@ mod tests {
     fn square_names_round_trip() {
         for sq in BoardSize::TEN.squares() {
             assert_eq!(sq.to_string().parse::<Square>().unwrap(), sq);
+        }
+    }
+
+    #[test]
+    fn the_name_table_matches_file_and_rank() {
+        for i in 0..SQUARE_COUNT as u8 {
+            let sq = Square::new(i);
+            let name = format!("{}{}", (b'a' + sq.file()) as char, sq.rank() + 1);
+            assert_eq!(sq.name(), name);
         }
     }
 

@@ -43,7 +43,9 @@ pub use eval::EvalTerms;
 pub use geometry::{BoardSize, ParseSquareError, Square};
 pub use movegen::{MoveCounter, MoveList, MoveSink};
 pub use moves::{Move, MoveKind};
-pub use notation::{FenError, MoveDescription, MoveError, MoveText, MoveTextError};
+pub use notation::{
+    FenError, MoveDescription, MoveDescriptionRef, MoveError, MoveText, MoveTextError,
+};
 pub use perft::{divide, perft, perft_copy_make};
 pub use piece::{ByColor, Color, Piece, PieceKind};
 pub use position::Position;

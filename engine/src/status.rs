@@ -62,11 +62,22 @@ impl Position {
     /// );
     /// ```
     pub fn status(&self) -> GameStatus {
+        self.status_inner(|| self.count_legal_moves())
+    }
+
+    /// [`Position::status`] for a caller that already generated this position's legal moves
+    /// (`legal_moves` is their number), so they are not generated again.
+    pub fn status_with_legal_moves(&self, legal_moves: usize) -> GameStatus {
+        self.status_inner(|| legal_moves as u64)
+    }
+
+    /// The status; `legal_moves` is asked only when the rules need the move count.
+    fn status_inner(&self, legal_moves: impl FnOnce() -> u64) -> GameStatus {
         let rules = self.variant.rules();
         if let Some(status) = rules.status_before_moves(self) {
             return status;
         }
-        if self.count_legal_moves() == 0 {
+        if legal_moves() == 0 {
             return if self.in_check() {
                 GameStatus::Finished {
                     winner: Some(!self.side),

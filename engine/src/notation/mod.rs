@@ -5,5 +5,5 @@ pub mod san;
 pub mod text;
 
 pub use fen::FenError;
-pub use san::MoveDescription;
+pub use san::{MoveDescription, MoveDescriptionRef};
 pub use text::{MoveError, MoveText, MoveTextError};

@@ -4,16 +4,60 @@
 //! `=Q`; castling `O-O` / `O-O-O`; drops `N@e4` (with `,c2` for a relocated pawn); `+` for
 //! check and `#` for mate.
 
+use crate::bitboard::Bitboard;
+use crate::geometry::{SQUARE_COUNT, Square};
 use crate::moves::{Move, MoveKind};
-use crate::notation::text::{MoveError, MoveTextError};
+use crate::notation::text::{MoveError, MoveTextError, UCI_MAX_LEN};
+use crate::piece::Piece;
 use crate::position::Position;
 use crate::status::{GameStatus, Termination};
+
+/// For every destination square, the origins of the plain (not promotion, castling or en
+/// passant) legal moves landing there: SAN disambiguation reads a move's rivals from here
+/// instead of scanning the whole move list once per move, which was quadratic in the move count
+/// (Orphic positions have hundreds of drops; issue 7).
+struct Rivals {
+    origins: [Bitboard; SQUARE_COUNT],
+}
+
+impl Rivals {
+    fn new(legal: &[Move]) -> Self {
+        let mut origins = [Bitboard::EMPTY; SQUARE_COUNT];
+        for m in legal {
+            if let MoveKind::Normal { from, to } = m.kind() {
+                origins[to.index()] = origins[to.index()].with(from);
+            }
+        }
+        Rivals { origins }
+    }
+
+    /// Origins of the other pieces like `piece` (same colour and kind) that can also move
+    /// plainly to `to`.
+    fn of(&self, pos: &Position, piece: Piece, from: Square, to: Square) -> Bitboard {
+        self.origins[to.index()].without(from) & pos.pieces_of(piece.color(), piece.kind())
+    }
+}
+
+/// The file letter of `sq` (the first character of its name).
+fn file_str(sq: Square) -> &'static str {
+    &sq.name()[..1]
+}
+
+/// The rank number of `sq` (its name after the file letter).
+fn rank_str(sq: Square) -> &'static str {
+    &sq.name()[1..]
+}
+
+/// Longest SAN in practice: a fully disambiguated capture with promotion and mate on a 10x10
+/// board, `Qa10xb10=Q#` (a capacity hint only).
+const SAN_MAX_LEN: usize = 12;
 
 impl Position {
     /// SAN of the legal move `m`, with check or mate suffix.
     pub fn san(&self, m: Move) -> String {
         let legal = self.legal_moves();
-        let mut s = self.san_body(m, &legal);
+        let mut s = String::with_capacity(SAN_MAX_LEN);
+        self.write_san_body(m, &Rivals::new(&legal), &mut s);
         s.push_str(self.clone().check_suffix(m));
         s
     }
@@ -21,6 +65,9 @@ impl Position {
     /// `"#"`, `"+"` or `""` for the legal move `m`, found by playing it on `self` and taking
     /// it back.
     fn check_suffix(&mut self, m: Move) -> &'static str {
+        if !self.variant.rules().may_give_check(self) {
+            return "";
+        }
         self.play_unchecked(m);
         // `status()` counts the legal replies, a whole move generation; a mate needs the side
         // to move in check, so only checking moves pay for it. Without this shortcut SAN for
@@ -40,54 +87,50 @@ impl Position {
         suffix
     }
 
-    /// SAN without suffix; `legal` is this position's legal move list (for disambiguation).
-    fn san_body(&self, m: Move, legal: &[Move]) -> String {
+    /// Appends the SAN of `m` without suffix to `out`; `rivals` comes from this position's
+    /// legal move list (for disambiguation).
+    fn write_san_body(&self, m: Move, rivals: &Rivals, out: &mut String) {
         let v = &*self.variant;
         match m.kind() {
-            MoveKind::Castle { from, to } => if to > from { "O-O" } else { "O-O-O" }.to_owned(),
-            MoveKind::Drop { .. } => self.uci(m),
-            MoveKind::EnPassant { from, to } => format!("{}x{to}", file_char(from.file())),
+            MoveKind::Castle { from, to } => out.push_str(if to > from { "O-O" } else { "O-O-O" }),
+            MoveKind::Drop { .. } => self.write_uci(m, out),
+            MoveKind::EnPassant { from, to } => {
+                out.push_str(file_str(from));
+                out.push('x');
+                out.push_str(to.name());
+            }
             MoveKind::Normal { from, to } | MoveKind::Promotion { from, to, .. } => {
                 let Some(piece) = self.piece_at(from) else {
-                    return self.uci(m);
+                    self.write_uci(m, out);
+                    return;
                 };
                 let capture = self.piece_at(to).is_some();
-                let mut s = String::new();
                 if Some(piece.kind()) == v.pawn {
                     if capture {
-                        s.push(file_char(from.file()));
-                        s.push('x');
+                        out.push_str(file_str(from));
+                        out.push('x');
                     }
-                    s.push_str(&to.to_string());
                 } else {
-                    s.push(v.piece(piece.kind()).letter);
-                    let rivals: Vec<_> = legal
-                        .iter()
-                        .filter_map(|o| match o.kind() {
-                            MoveKind::Normal { from: f, to: t } if t == to && f != from => Some(f),
-                            _ => None,
-                        })
-                        .filter(|f| self.piece_at(*f) == Some(piece))
-                        .collect();
-                    if !rivals.is_empty() {
-                        if rivals.iter().all(|f| f.file() != from.file()) {
-                            s.push(file_char(from.file()));
-                        } else if rivals.iter().all(|f| f.rank() != from.rank()) {
-                            s.push_str(&(from.rank() + 1).to_string());
+                    out.push(v.piece(piece.kind()).letter);
+                    let rivals = rivals.of(self, piece, from, to);
+                    if rivals.any() {
+                        if rivals.into_iter().all(|f| f.file() != from.file()) {
+                            out.push_str(file_str(from));
+                        } else if rivals.into_iter().all(|f| f.rank() != from.rank()) {
+                            out.push_str(rank_str(from));
                         } else {
-                            s.push_str(&from.to_string());
+                            out.push_str(from.name());
                         }
                     }
                     if capture {
-                        s.push('x');
+                        out.push('x');
                     }
-                    s.push_str(&to.to_string());
                 }
+                out.push_str(to.name());
                 if let Some(kind) = m.promotion_kind() {
-                    s.push('=');
-                    s.push(v.piece(kind).letter);
+                    out.push('=');
+                    out.push(v.piece(kind).letter);
                 }
-                s
             }
         }
     }
@@ -111,10 +154,16 @@ impl Position {
             return Err(MoveError::Syntax(MoveTextError::Syntax(text.to_owned())));
         }
         let legal = self.legal_moves();
+        let rivals = Rivals::new(&legal);
+        let mut body = String::with_capacity(SAN_MAX_LEN);
         legal
             .iter()
             .copied()
-            .find(|&m| normalize(&self.san_body(m, &legal)) == wanted)
+            .find(|&m| {
+                body.clear();
+                self.write_san_body(m, &rivals, &mut body);
+                normalize(&body) == wanted
+            })
             .ok_or_else(|| MoveError::Illegal {
                 text: text.to_owned(),
                 fen: self.fen(),
@@ -166,10 +215,6 @@ fn san_shaped(s: &str, size: crate::BoardSize) -> bool {
     head.is_empty() || rank_ok(head)
 }
 
-fn file_char(file: u8) -> char {
-    (b'a' + file) as char
-}
-
 /// A move spelled out for clients: text, SAN and its parts.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MoveDescription {
@@ -193,49 +238,134 @@ pub struct MoveDescription {
     pub check: bool,
 }
 
+/// A move spelled out like [`MoveDescription`], but borrowing its text from the square-name
+/// table and a scratch buffer, so a caller that copies it into its own type (the service's
+/// protobuf `Move`) allocates each field once and builds no intermediate list.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MoveDescriptionRef<'a> {
+    /// Move text in RULES.md notation.
+    pub uci: &'a str,
+    /// SAN with check/mate suffix.
+    pub san: &'a str,
+    /// Origin square; `None` for drops.
+    pub from: Option<&'static str>,
+    /// Destination (drop square for drops).
+    pub to: &'static str,
+    /// Promotion letter (lowercase), if any.
+    pub promotion: Option<char>,
+    /// Dropped piece letter (uppercase), if a drop.
+    pub drop: Option<char>,
+    /// Where a displaced friendly pawn goes, for relocation drops.
+    pub relocation: Option<&'static str>,
+    /// True when the move captures (en passant included).
+    pub capture: bool,
+    /// True when the move gives check (or mates).
+    pub check: bool,
+}
+
+impl From<MoveDescriptionRef<'_>> for MoveDescription {
+    fn from(d: MoveDescriptionRef<'_>) -> Self {
+        MoveDescription {
+            uci: d.uci.to_owned(),
+            san: d.san.to_owned(),
+            from: d.from.map(str::to_owned),
+            to: d.to.to_owned(),
+            promotion: d.promotion,
+            drop: d.drop,
+            relocation: d.relocation.map(str::to_owned),
+            capture: d.capture,
+            check: d.check,
+        }
+    }
+}
+
+/// What describing a move needs beyond the position: computed once per position and shared by
+/// all its moves.
+struct Describer {
+    rivals: Rivals,
+    /// The position, for playing each move to find its check suffix.
+    scratch: Position,
+    /// SAN then move text of the current move.
+    text: String,
+}
+
+impl Describer {
+    fn new(pos: &Position, legal: &[Move]) -> Self {
+        Describer {
+            rivals: Rivals::new(legal),
+            scratch: pos.clone(),
+            text: String::with_capacity(SAN_MAX_LEN + UCI_MAX_LEN),
+        }
+    }
+}
+
 impl Position {
     /// Describes the legal move `m`.
     pub fn describe(&self, m: Move) -> MoveDescription {
         let legal = self.legal_moves();
-        self.describe_with(m, &legal, &mut self.clone())
+        self.describe_with(m, &mut Describer::new(self, &legal))
+            .into()
     }
 
-    /// Every legal move with its description, computed with one move list and one scratch
-    /// copy of the position (`describe` on each move would redo both per move).
+    /// Every legal move with its description.
     pub fn describe_moves(&self) -> Vec<(Move, MoveDescription)> {
-        let legal = self.legal_moves();
-        let mut scratch = self.clone();
-        legal
-            .iter()
-            .map(|&m| (m, self.describe_with(m, &legal, &mut scratch)))
-            .collect()
+        self.describe_moves_with(|m, d| (m, d.into()))
     }
 
-    fn describe_with(&self, m: Move, legal: &[Move], scratch: &mut Self) -> MoveDescription {
+    /// Every legal move, described and handed to `f`; returns what `f` made of each, in
+    /// move-generation order. One move list, rivals table, scratch position and text buffer
+    /// serve all moves (`describe` on each move would redo all of them per move).
+    ///
+    /// # Examples
+    /// ```
+    /// use variant_engine::{Position, Registry};
+    /// let pos = Position::new(Registry::builtin().get("chess").unwrap());
+    /// let sans = pos.describe_moves_with(|_, d| d.san.to_owned());
+    /// assert_eq!(sans.len(), 20);
+    /// assert!(sans.iter().any(|san| san == "Nf3"));
+    /// ```
+    pub fn describe_moves_with<T>(
+        &self,
+        mut f: impl FnMut(Move, MoveDescriptionRef<'_>) -> T,
+    ) -> Vec<T> {
+        let legal = self.legal_moves();
+        let mut describer = Describer::new(self, &legal);
+        let mut out = Vec::with_capacity(legal.len());
+        for &m in &legal {
+            out.push(f(m, self.describe_with(m, &mut describer)));
+        }
+        out
+    }
+
+    /// Describes `m`, writing its SAN and move text into the describer's buffer.
+    fn describe_with<'a>(&self, m: Move, describer: &'a mut Describer) -> MoveDescriptionRef<'a> {
         let v = &*self.variant;
-        let mut san = self.san_body(m, legal);
-        san.push_str(scratch.check_suffix(m));
+        let text = &mut describer.text;
+        text.clear();
+        self.write_san_body(m, &describer.rivals, text);
+        let suffix = describer.scratch.check_suffix(m);
+        text.push_str(suffix);
+        let san_len = text.len();
+        self.write_uci(m, text);
+        let (san, uci) = text.split_at(san_len);
         let (drop, relocation) = match m.kind() {
             MoveKind::Drop {
                 kind, relocation, ..
-            } => (
-                Some(v.piece(kind).letter),
-                relocation.map(|r| r.to_string()),
-            ),
+            } => (Some(v.piece(kind).letter), relocation.map(Square::name)),
             _ => (None, None),
         };
-        MoveDescription {
-            uci: self.uci(m),
-            check: san.ends_with('+') || san.ends_with('#'),
+        MoveDescriptionRef {
+            uci,
             san,
-            from: m.from().map(|f| f.to_string()),
-            to: m.to().to_string(),
+            from: m.from().map(Square::name),
+            to: m.to().name(),
             promotion: m
                 .promotion_kind()
                 .map(|k| v.piece(k).letter.to_ascii_lowercase()),
             drop,
             relocation,
             capture: self.is_capture(m),
+            check: !suffix.is_empty(),
         }
     }
 

@@ -1,11 +1,12 @@
 //! Move text in the RULES.md notation (UCI style): `e3e5`, `h9h10n`, `N@e4`, `N@e3,c2`;
 //! castling is written as the king's move (`f2h2`).
 
-use std::fmt::Write as _;
-
 use crate::geometry::{BoardSize, ParseSquareError, Square};
 use crate::moves::{Move, MoveKind};
 use crate::position::Position;
+
+/// Longest move text: a relocation drop on a 10x10 board, `N@a10,b10`.
+pub(crate) const UCI_MAX_LEN: usize = 9;
 
 /// Move text, parsed but not yet matched against a position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -135,26 +136,39 @@ impl MoveText {
 impl Position {
     /// The move text of `m` in RULES.md notation.
     pub fn uci(&self, m: Move) -> String {
+        let mut s = String::with_capacity(UCI_MAX_LEN);
+        self.write_uci(m, &mut s);
+        s
+    }
+
+    /// Appends the move text of `m` to `out`, so callers describing many moves can reuse one
+    /// buffer (square names come from a table; no formatting machinery).
+    pub fn write_uci(&self, m: Move, out: &mut String) {
         let v = &*self.variant;
         match m.kind() {
             MoveKind::Normal { from, to }
             | MoveKind::EnPassant { from, to }
             | MoveKind::Castle { from, to } => {
-                format!("{from}{to}")
+                out.push_str(from.name());
+                out.push_str(to.name());
             }
             MoveKind::Promotion { from, to, kind } => {
-                format!("{from}{to}{}", v.piece(kind).letter.to_ascii_lowercase())
+                out.push_str(from.name());
+                out.push_str(to.name());
+                out.push(v.piece(kind).letter.to_ascii_lowercase());
             }
             MoveKind::Drop {
                 kind,
                 to,
                 relocation,
             } => {
-                let mut s = format!("{}@{to}", v.piece(kind).letter);
+                out.push(v.piece(kind).letter);
+                out.push('@');
+                out.push_str(to.name());
                 if let Some(r) = relocation {
-                    let _ = write!(s, ",{r}");
+                    out.push(',');
+                    out.push_str(r.name());
                 }
-                s
             }
         }
     }
