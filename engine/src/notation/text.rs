@@ -181,6 +181,21 @@ impl Position {
     pub fn parse_uci(&self, text: &str) -> Result<Move, MoveError> {
         let parsed = MoveText::parse(text, self.variant.size())?;
         let v = &*self.variant;
+        // A plain move of an ordinary piece (not a king: castling; not a pawn: promotion, en
+        // passant) can only be `Move::normal`; `is_legal` decides it without listing every
+        // move, which is what replaying a game's move list mostly asks.
+        if let MoveText::Board {
+            from,
+            to,
+            promotion: None,
+        } = parsed
+            && self
+                .piece_at(from)
+                .is_some_and(|p| v.kinds[p.kind().index()].role == crate::variant::Role::Piece)
+            && self.is_legal(Move::normal(from, to))
+        {
+            return Ok(Move::normal(from, to));
+        }
         let found = self
             .legal_moves()
             .into_iter()
