@@ -223,13 +223,13 @@ const SELECTED_PICKS: usize = 3;
 /// Cut nodes usually cut on one of the first moves, where selection ([`pick`]) is cheapest;
 /// but all-nodes search every move, and selection over 80-120 moves of a 10x10 board is
 /// quadratic (it was a quarter of the search's time in profiles). So after the first
-/// [`SELECTED_PICKS`] picks the remainder is sorted once, and later picks just read it.
+/// `SELECTED_PICKS` picks the remainder is sorted once, and later picks just read it.
 #[inline]
 pub fn pick_ordered(list: &mut [ScoredMove], i: usize) -> ScoredMove {
     match i.cmp(&SELECTED_PICKS) {
         std::cmp::Ordering::Less => pick(list, i),
         std::cmp::Ordering::Equal => {
-            list[i..].sort_unstable_by(|a, b| b.score.cmp(&a.score));
+            list[i..].sort_unstable_by_key(|m| std::cmp::Reverse(m.score));
             list[i]
         }
         std::cmp::Ordering::Greater => list[i],
