@@ -7,10 +7,12 @@
 //! between a middlegame and an endgame weight by the non-pawn material left.
 //!
 //! Per-variant behaviour goes through [`Evaluator::new`]'s dispatch on the variant's
-//! [`RuleSet`]: Decima's race to ten points is in `decima.rs`. Rule families without dedicated terms (future ones included) get the generic
+//! [`RuleSet`]: Decima's race to ten points is in `decima.rs`, Orphic's drop-phase terms in
+//! `drops.rs`. Rule families without dedicated terms (future ones included) get the generic
 //! material + piece-square evaluation.
 
 mod decima;
+mod drops;
 
 use std::sync::Arc;
 
@@ -35,6 +37,9 @@ pub struct EvalTerms {
     /// Decima: points on the tenth rank, units that can reach it next move, and first-rank
     /// defenders (`decima.rs`).
     pub decima: bool,
+    /// Orphic: pocket-piece share, king-in-hand penalty and drop danger around the king
+    /// (`drops.rs`).
+    pub drops: bool,
 }
 
 impl Default for EvalTerms {
@@ -45,6 +50,7 @@ impl Default for EvalTerms {
             pawns: true,
             king_safety: true,
             decima: true,
+            drops: true,
         }
     }
 }
@@ -84,6 +90,8 @@ enum Family {
     Orthodox,
     /// Decima: material, PST and the race to ten points.
     Decima,
+    /// Orphic: material (pocket included), PST and the drop-phase terms.
+    Drops,
     /// Unknown rule families: material and piece-square terms only.
     Generic,
 }
@@ -119,6 +127,8 @@ pub struct Evaluator {
     pocket: bool,
     /// Decima's tables, for the Decima family.
     decima: Option<decima::DecimaEval>,
+    /// Orphic's tables, for the drop family.
+    drops: Option<drops::DropEval>,
 }
 
 /// Material and piece-square sums per colour plus the phase material, kept incrementally by
@@ -160,7 +170,8 @@ impl Evaluator {
         let family = match variant.rules() {
             RuleSet::Standard if variant.royal.is_some() => Family::Orthodox,
             RuleSet::Decima => Family::Decima,
-            RuleSet::Standard | RuleSet::Orphic => Family::Generic,
+            RuleSet::Orphic => Family::Drops,
+            RuleSet::Standard => Family::Generic,
         };
         let size = variant.size();
         let t = &variant.tables;
@@ -351,6 +362,7 @@ impl Evaluator {
             royal: variant.royal.map(crate::PieceKind::index),
             pocket: variant.pocket_kinds != 0,
             decima: (family == Family::Decima).then(|| decima::DecimaEval::new(variant)),
+            drops: (family == Family::Drops).then(|| drops::DropEval::new(variant)),
         }
     }
 
@@ -429,6 +441,16 @@ impl Evaluator {
                     && let Some(d) = &self.decima
                 {
                     let terms = d.terms(pos);
+                    for c in Color::ALL {
+                        score[c] += Pair::both(terms[c]);
+                    }
+                }
+            }
+            Family::Drops => {
+                if self.terms.drops
+                    && let Some(d) = &self.drops
+                {
+                    let terms = d.terms(pos, &self.value, self.kinds);
                     for c in Color::ALL {
                         score[c] += Pair::both(terms[c]);
                     }
