@@ -12,13 +12,13 @@
 //!   relieving captures there (pawns cannot capture backwards).
 //!
 //! Everything is computed from the whole position in `evaluate_acc`, cheaply: the score is a
-//! sum over one rank, and the threat looks at the kinds in order of points, stopping at the
-//! first unit that reaches the rank, with precomputed leap origins so that leapers far from
-//! the rank cost one bitboard test and sliders one or two ray lookups.
+//! sum over one rank; for the threat, the squares from which a rider reaches the tenth rank
+//! are found by flood-filling back from the rank through empty squares (a few shifts per
+//! direction, whatever the number of riders), leapers far from the rank are skipped by
+//! precomputed origin masks, and only the few units left are looked at one by one.
 
 use crate::bitboard::Bitboard;
-use crate::geometry::Square;
-use crate::movement::Direction;
+use crate::geometry::STRIDE;
 use crate::piece::{ByColor, Color, MAX_KINDS};
 use crate::position::Position;
 use crate::variant::decima::WINNING_SCORE;
@@ -50,10 +50,15 @@ pub(super) struct DecimaEval {
     /// Per side and kind: the squares from which a leap of that kind lands on the side's tenth
     /// rank, so far-away leapers are skipped by one bitboard test.
     leap_from: Box<ByColor<[Bitboard; MAX_KINDS]>>,
-    /// The kinds worth points, highest points first.
-    by_points: Vec<(usize, u32)>,
+    /// Per side: the union of `leap_from` over the kinds.
+    leap_from_any: ByColor<Bitboard>,
+    /// Points per kind (0 for pawns and kinds worth nothing).
+    points: [u32; MAX_KINDS],
     /// Pawn kind (not a defender: it cannot capture backwards).
     pawn: Option<usize>,
+    /// What a one-rank step back keeps, by file step -1, 0, +1: the board, without the
+    /// column a step across the board's edge wraps onto.
+    keep: [Bitboard; 3],
 }
 
 impl DecimaEval {
@@ -81,21 +86,66 @@ impl DecimaEval {
                 }
             }
         }
-        let mut by_points: Vec<(usize, u32)> = variant
-            .pieces()
-            .iter()
-            .enumerate()
-            .filter(|(k, def)| def.points > 0 && variant.kinds[*k].role == Role::Piece)
-            .map(|(k, def)| (k, u32::from(def.points)))
-            .collect();
-        by_points.sort_by_key(|&(_, points)| std::cmp::Reverse(points));
+        let mut points = [0; MAX_KINDS];
+        let mut leap_from_any = ByColor([Bitboard::EMPTY; 2]);
+        for (k, def) in variant.pieces().iter().enumerate() {
+            if variant.kinds[k].role == Role::Piece {
+                points[k] = u32::from(def.points);
+                for c in Color::ALL {
+                    leap_from_any[c] |= leap_from[c][k];
+                }
+            }
+        }
+        let board = Bitboard::board(variant.size());
+        let column = |file: u8| {
+            (0..STRIDE).fold(Bitboard::EMPTY, |bb, rank| {
+                bb | Bitboard(1u128 << (u32::from(rank) * u32::from(STRIDE) + u32::from(file)))
+            })
+        };
         Self {
             tenth,
             home,
             leap_from,
-            by_points,
+            leap_from_any,
+            points,
             pawn: variant.pawn.map(crate::PieceKind::index),
+            keep: [board & !column(STRIDE - 1), board, board & !column(0)],
         }
+    }
+
+    /// `bb` moved one rank back towards `c`'s own side and `df` files sideways.
+    #[inline]
+    fn back(&self, bb: Bitboard, c: Color, df: i8) -> Bitboard {
+        let stride = i32::from(STRIDE);
+        let shift = match c {
+            Color::White => -stride,
+            Color::Black => stride,
+        } + i32::from(df);
+        let bits = if shift < 0 {
+            bb.0 >> shift.unsigned_abs()
+        } else {
+            bb.0 << shift.unsigned_abs()
+        };
+        let keep = match df {
+            ..0 => self.keep[0],
+            0 => self.keep[1],
+            1.. => self.keep[2],
+        };
+        Bitboard(bits) & keep
+    }
+
+    /// The squares from which a rider moving forward (`df` = file step per rank) reaches a
+    /// square of `land`: a fill back from `land` that passes only through `empty` squares.
+    #[inline]
+    fn rider_origins(&self, land: Bitboard, empty: Bitboard, c: Color, df: i8) -> Bitboard {
+        let mut frontier = land;
+        let mut origins = Bitboard::EMPTY;
+        while frontier.any() {
+            frontier = self.back(frontier, c, df);
+            origins |= frontier;
+            frontier &= empty;
+        }
+        origins
     }
 
     /// The most points one move of `c` can add to its score by moving a unit onto its tenth
@@ -108,53 +158,39 @@ impl DecimaEval {
             return 0;
         }
         let v = &*pos.variant;
-        let t = &v.tables;
-        let occupied = pos.occupied();
-        let (forward, diagonals) = match c {
-            Color::White => (
-                Direction::North,
-                [Direction::NorthEast, Direction::NorthWest],
-            ),
-            Color::Black => (
-                Direction::South,
-                [Direction::SouthEast, Direction::SouthWest],
-            ),
-        };
+        let empty = !pos.occupied();
         // A unit already on the rank adds nothing by moving along it.
         let movers = own & !self.tenth[c];
-        for &(k, points) in &self.by_points {
-            let pieces = pos.by_kind[k] & movers;
-            if pieces.is_empty() {
+        // Decima's riders move and capture alike, so a clear line is a move.
+        let straight = self.rider_origins(land, empty, c, 0) & movers;
+        let diagonal = (self.rider_origins(land, empty, c, -1)
+            | self.rider_origins(land, empty, c, 1))
+            & movers;
+        let mut candidates = movers & (straight | diagonal | self.leap_from_any[c]);
+        if let Some(p) = self.pawn {
+            // A pawn entering the rank promotes; that is left to the search.
+            candidates &= !pos.by_kind[p];
+        }
+        // Usually none or a few units qualify, so look at each one.
+        let mut best = 0;
+        for sq in candidates {
+            let Some(piece) = pos.board[sq.index()] else {
+                continue;
+            };
+            let k = piece.kind().index();
+            if self.points[k] <= best {
                 continue;
             }
             let info = &v.kinds[k];
-            let leaps = |sq: Square| info.leap_both[sq.index()] | info.leap_move[sq.index()];
-            if (pieces & self.leap_from[c][k])
-                .into_iter()
-                .any(|sq| (leaps(sq) & land).any())
+            let leaps = info.leap_both[sq.index()] | info.leap_move[sq.index()];
+            if (info.orthogonal.is_some() && straight.contains(sq))
+                || (info.diagonal.is_some() && diagonal.contains(sq))
+                || (self.leap_from[c][k].contains(sq) && (leaps & land).any())
             {
-                return points;
-            }
-            // Decima's riders move and capture alike, so the ray is the move set.
-            if info.orthogonal.is_some()
-                && pieces
-                    .into_iter()
-                    .any(|sq| (t.ray_attacks(forward, sq, occupied) & land).any())
-            {
-                return points;
-            }
-            if info.diagonal.is_some()
-                && pieces.into_iter().any(|sq| {
-                    ((t.ray_attacks(diagonals[0], sq, occupied)
-                        | t.ray_attacks(diagonals[1], sq, occupied))
-                        & land)
-                        .any()
-                })
-            {
-                return points;
+                best = self.points[k];
             }
         }
-        0
+        best
     }
 
     /// Pieces of `c` that can make relieving captures on its first rank: its pieces (not
