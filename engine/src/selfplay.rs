@@ -30,7 +30,7 @@ pub struct EngineConfig {
 /// Why a configuration string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid engine config item {0:?} (expected e.g. null=off,lmr=off,tt=off,prune=off,asp=off,ext=off,mobility=off,pst=off,pawns=off,king=off,skill=5)"
+    "invalid engine config item {0:?} (expected e.g. null=off,lmr=off,tt=off,prune=off,asp=off,ext=off,mobility=off,pst=off,pawns=off,king=off,decima=off,drops=off,qhook=off,skill=5)"
 )]
 pub struct ConfigError(pub String);
 
@@ -61,6 +61,9 @@ impl std::str::FromStr for EngineConfig {
                 "pst" => f.eval.pst = on,
                 "pawns" => f.eval.pawns = on,
                 "king" => f.eval.king_safety = on,
+                "decima" => f.eval.decima = on,
+                "drops" => f.eval.drops = on,
+                "qhook" => f.quiet_hook = on,
                 "skill" => {
                     let level: u8 = value.parse().map_err(|_| err())?;
                     if level > 20 {
@@ -331,6 +334,9 @@ mod tests {
         assert!(!c.features.null_move && !c.features.lmr && !c.features.eval.mobility);
         assert!(c.features.tt);
         assert_eq!(c.skill_level, Some(5));
+        let c: EngineConfig = "decima=off,drops=off,qhook=off".parse().unwrap();
+        assert!(!c.features.eval.decima && !c.features.eval.drops && !c.features.quiet_hook);
+        assert!(c.features.eval.pst && c.features.null_move);
         assert!("bogus=on".parse::<EngineConfig>().is_err());
         assert!("null".parse::<EngineConfig>().is_err());
     }

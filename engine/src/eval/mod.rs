@@ -7,8 +7,12 @@
 //! between a middlegame and an endgame weight by the non-pawn material left.
 //!
 //! Per-variant behaviour goes through [`Evaluator::new`]'s dispatch on the variant's
-//! [`RuleSet`]; rule families without dedicated terms (future ones included) get the generic
+//! [`RuleSet`]: Decima's race to ten points is in `decima.rs`, Orphic's drop-phase terms in
+//! `drops.rs`. Rule families without dedicated terms (future ones included) get the generic
 //! material + piece-square evaluation.
+
+mod decima;
+mod drops;
 
 use std::sync::Arc;
 
@@ -30,6 +34,12 @@ pub struct EvalTerms {
     pub pawns: bool,
     /// Pawn shield and enemy pieces near the king.
     pub king_safety: bool,
+    /// Decima: points on the tenth rank, units that can reach it next move, and first-rank
+    /// defenders (`decima.rs`).
+    pub decima: bool,
+    /// Orphic: pocket-piece share, king-in-hand penalty and drop danger around the king
+    /// (`drops.rs`).
+    pub drops: bool,
 }
 
 impl Default for EvalTerms {
@@ -39,6 +49,8 @@ impl Default for EvalTerms {
             mobility: false,
             pawns: true,
             king_safety: true,
+            decima: true,
+            drops: true,
         }
     }
 }
@@ -48,6 +60,13 @@ impl Default for EvalTerms {
 struct Pair {
     mg: i32,
     eg: i32,
+}
+
+impl Pair {
+    /// The same weight in the middlegame and the endgame.
+    const fn both(v: i32) -> Self {
+        Self { mg: v, eg: v }
+    }
 }
 
 impl std::ops::AddAssign for Pair {
@@ -69,6 +88,10 @@ impl std::ops::SubAssign for Pair {
 enum Family {
     /// Royal king, checkmate wins: material, PST, pawns, king safety, mobility.
     Orthodox,
+    /// Decima: material, PST and the race to ten points.
+    Decima,
+    /// Orphic: material (pocket included), PST and the drop-phase terms.
+    Drops,
     /// Unknown rule families: material and piece-square terms only.
     Generic,
 }
@@ -102,6 +125,10 @@ pub struct Evaluator {
     pawn: Option<usize>,
     royal: Option<usize>,
     pocket: bool,
+    /// Decima's tables, for the Decima family.
+    decima: Option<decima::DecimaEval>,
+    /// Orphic's tables, for the drop family.
+    drops: Option<drops::DropEval>,
 }
 
 /// Material and piece-square sums per colour plus the phase material, kept incrementally by
@@ -140,10 +167,11 @@ const TEMPO: i32 = 12;
 impl Evaluator {
     /// Builds the tables for `variant` with the given terms.
     pub fn new(variant: &Arc<Variant>, terms: EvalTerms) -> Self {
-        let family = if matches!(variant.rules(), RuleSet::Standard) && variant.royal.is_some() {
-            Family::Orthodox
-        } else {
-            Family::Generic
+        let family = match variant.rules() {
+            RuleSet::Standard if variant.royal.is_some() => Family::Orthodox,
+            RuleSet::Decima => Family::Decima,
+            RuleSet::Orphic => Family::Drops,
+            RuleSet::Standard => Family::Generic,
         };
         let size = variant.size();
         let t = &variant.tables;
@@ -333,6 +361,8 @@ impl Evaluator {
             pawn: variant.pawn.map(crate::PieceKind::index),
             royal: variant.royal.map(crate::PieceKind::index),
             pocket: variant.pocket_kinds != 0,
+            decima: (family == Family::Decima).then(|| decima::DecimaEval::new(variant)),
+            drops: (family == Family::Drops).then(|| drops::DropEval::new(variant)),
         }
     }
 
@@ -397,13 +427,36 @@ impl Evaluator {
                 }
             }
         }
-        if self.family == Family::Orthodox {
-            let pawn_terms = self.pawn_terms_cached(pos, cache);
-            for c in Color::ALL {
-                score[c] += pawn_terms[c.index()];
-                let extra = self.orthodox_terms(pos, c);
-                score[c] += extra;
+        match self.family {
+            Family::Orthodox => {
+                let pawn_terms = self.pawn_terms_cached(pos, cache);
+                for c in Color::ALL {
+                    score[c] += pawn_terms[c.index()];
+                    let extra = self.orthodox_terms(pos, c);
+                    score[c] += extra;
+                }
             }
+            Family::Decima => {
+                if self.terms.decima
+                    && let Some(d) = &self.decima
+                {
+                    let terms = d.terms(pos);
+                    for c in Color::ALL {
+                        score[c] += Pair::both(terms[c]);
+                    }
+                }
+            }
+            Family::Drops => {
+                if self.terms.drops
+                    && let Some(d) = &self.drops
+                {
+                    let terms = d.terms(pos, &self.value, self.kinds);
+                    for c in Color::ALL {
+                        score[c] += Pair::both(terms[c]);
+                    }
+                }
+            }
+            Family::Generic => {}
         }
         let us = pos.side;
         let mut total = score[us];
@@ -538,6 +591,40 @@ fn centre_file(sq: Square, files: i32) -> i32 {
     (2 * i32::from(sq.file()) - (files - 1)).abs()
 }
 
+/// A board field for a FEN with the given pieces (`("e4", 'N')`), for tests that set up
+/// positions square by square.
+#[cfg(test)]
+fn board_fen(files: usize, ranks: usize, pieces: &[(&str, char)]) -> String {
+    let mut grid = vec![vec![None; files]; ranks];
+    for &(sq, piece) in pieces {
+        let file = usize::from(sq.as_bytes()[0] - b'a');
+        let rank: usize = sq[1..].parse().expect("a rank number");
+        grid[rank - 1][file] = Some(piece);
+    }
+    let mut rows = Vec::new();
+    for row in grid.iter().rev() {
+        let mut text = String::new();
+        let mut empty = 0;
+        for cell in row {
+            match cell {
+                Some(p) => {
+                    if empty > 0 {
+                        text.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    text.push(*p);
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            text.push_str(&empty.to_string());
+        }
+        rows.push(text);
+    }
+    rows.join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -552,43 +639,75 @@ mod tests {
         }
     }
 
-    /// The same position with colours swapped and the board mirrored top to bottom.
-    fn mirrored(fen: &str) -> String {
+    /// The same position with colours swapped and the board mirrored top to bottom (the
+    /// pocket's colours swapped too, and Orphic's bishop rights: mirroring an even board
+    /// swaps the square colours, so White's light-square right becomes Black's dark one;
+    /// castling rights just swap case).
+    fn mirrored(fen: &str, drops: bool) -> String {
+        let swap_case = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
         let mut parts = fen.split_whitespace();
-        let board = parts.next().unwrap();
+        let field = parts.next().unwrap();
         let side = parts.next().unwrap();
+        let rights = parts.next().unwrap_or("-");
+        let (board, pocket) = match field.split_once('[') {
+            Some((board, pocket)) => (
+                board,
+                format!("[{}", pocket.chars().map(swap_case).collect::<String>()),
+            ),
+            None => (field, String::new()),
+        };
         let ranks: Vec<String> = board
             .split('/')
             .rev()
-            .map(|r| {
-                r.chars()
-                    .map(|c| {
-                        if c.is_ascii_uppercase() {
-                            c.to_ascii_lowercase()
-                        } else {
-                            c.to_ascii_uppercase()
-                        }
-                    })
-                    .collect()
-            })
+            .map(|r| r.chars().map(swap_case).collect())
             .collect();
         let side = if side == "w" { "b" } else { "w" };
-        format!("{} {side} - - 0 1", ranks.join("/"))
+        let mut rights: Vec<char> = rights
+            .chars()
+            .map(|c| match c {
+                'L' if drops => 'd',
+                'D' if drops => 'l',
+                'l' if drops => 'D',
+                'd' if drops => 'L',
+                other => swap_case(other),
+            })
+            .collect();
+        // Written White's letters first.
+        rights.sort_by_key(|c| (c.is_ascii_lowercase(), "KQkqLDld".find(*c)));
+        let rights: String = rights.into_iter().collect();
+        format!("{}{pocket} {side} {rights} - 0 1", ranks.join("/"))
     }
 
     #[test]
     fn evaluation_is_colour_symmetric() {
         let registry = Registry::builtin();
-        // Variants with pockets are skipped: mirroring their FEN needs the pocket and rights
-        // fields rewritten too.
-        for v in registry.iter().filter(|v| !v.has_drops()) {
+        for v in registry.iter() {
             let e = Evaluator::new(v, EvalTerms::default());
-            for pos in crate::bench::positions(&registry) {
-                if pos.variant().name() != v.name() {
-                    continue;
+            let mut positions: Vec<Position> = crate::bench::positions(&registry)
+                .into_iter()
+                .filter(|p| p.variant().name() == v.name())
+                .collect();
+            // Random games reach the positions the variant terms are about: Decima units on
+            // the tenth rank, Orphic kings still in the pocket or dropped.
+            for seed in 1..=12 {
+                for plies in [6, 20, 45] {
+                    positions.push(crate::bench::random_playout(
+                        Position::new(v.clone()),
+                        plies,
+                        seed,
+                    ));
                 }
+            }
+            for pos in positions {
                 let fen = pos.fen();
-                let flipped = Position::from_fen(v.clone(), &mirrored(&fen)).unwrap();
+                let flipped =
+                    Position::from_fen(v.clone(), &mirrored(&fen, v.has_drops())).unwrap();
                 assert_eq!(e.evaluate(&pos), e.evaluate(&flipped), "{fen}");
             }
         }

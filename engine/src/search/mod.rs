@@ -76,6 +76,9 @@ pub struct Features {
     pub aspiration: bool,
     /// Check extensions.
     pub check_extension: bool,
+    /// Quiet moves a rule family's quiescence hook selects (Decima: moves onto the tenth
+    /// rank); see [`ordering::quiet_tactical_hook`].
+    pub quiet_hook: bool,
     /// Evaluation terms.
     pub eval: EvalTerms,
 }
@@ -89,6 +92,7 @@ impl Default for Features {
             pruning: true,
             aspiration: true,
             check_extension: true,
+            quiet_hook: true,
             eval: EvalTerms::default(),
         }
     }

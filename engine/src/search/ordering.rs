@@ -35,16 +35,80 @@ impl MoveSink for AllMoves<'_> {
     }
 }
 
-/// A predicate selecting quiet moves that quiescence must search anyway.
-pub type QuietHook = fn(&Position, Move) -> bool;
+/// Quiet moves that quiescence must search anyway, for rule families whose quiet moves can
+/// decide the game at once (Decima's moves onto the tenth rank).
+///
+/// The hook is two functions so that the sink can drop most quiet moves in bulk: `squares`
+/// is asked once per node for the destinations worth a look, and `keep` only for quiet moves
+/// landing there.
+#[derive(Clone, Copy, Debug)]
+pub struct QuietHook {
+    /// Destinations a quiet move must land on to be offered to `keep` (once per node).
+    pub squares: fn(&Position) -> Bitboard,
+    /// Whether a quiet move landing on one of `squares` must be searched.
+    pub keep: fn(&Position, Move) -> bool,
+}
 
-/// The quiescence hook of a rule family, if it has one. Families whose quiet moves can decide
-/// the game at once (Decima's moves onto the tenth rank) register a predicate in this table;
-/// the orthodox family needs none. Written as a table, not a `match`, so rule families added
-/// later compile without touching the search.
+/// The quiescence hook of a rule family, if it has one; the orthodox family needs none.
+/// Written as a table, not a `match`, so rule families added later compile without touching
+/// the search.
 pub fn quiet_tactical_hook(rules: RuleSet) -> Option<QuietHook> {
-    const HOOKS: &[(RuleSet, QuietHook)] = &[];
+    const HOOKS: &[(RuleSet, QuietHook)] = &[(
+        RuleSet::Decima,
+        QuietHook {
+            squares: decima_hook_squares,
+            keep: decima_hook_keeps,
+        },
+    )];
     HOOKS.iter().find(|(r, _)| *r == rules).map(|(_, h)| *h)
+}
+
+/// Decima: the empty squares of the mover's tenth rank. Captures there are kept anyway, and a
+/// pawn reaching it promotes, so only piece moves are new.
+fn decima_hook_squares(pos: &Position) -> Bitboard {
+    let v = &*pos.variant;
+    let tenth = Bitboard::rank(pos.side.relative_rank(v.ranks() - 1, v.ranks()), v.files());
+    tenth & !pos.occupied()
+}
+
+/// Decima: every move onto the tenth rank from off it (a move along the rank leaves the score
+/// as it is). Each one changes a side's score, the term the evaluation weighs most, and the
+/// ones that reach ten points are "check", which the opponent must answer by a capture at
+/// once; a stand-pat score that ignores them is wrong by a game. There are few such moves
+/// per node (the squares filter drops the rest in bulk), and a piece enters the rank once, so
+/// quiescence stays finite.
+fn decima_hook_keeps(pos: &Position, m: Move) -> bool {
+    let ranks = pos.variant.ranks();
+    m.from()
+        .is_some_and(|from| from.rank() != pos.side.relative_rank(ranks - 1, ranks))
+}
+
+/// A rule family's quiet-move hook, resolved for one node.
+#[derive(Clone, Copy, Debug)]
+pub struct QuietFilter<'a> {
+    /// Destinations worth offering to `keep` (from [`QuietHook::squares`]).
+    pub squares: Bitboard,
+    /// The hook's per-move test.
+    pub keep: fn(&Position, Move) -> bool,
+    /// The position the hook judges.
+    pub pos: &'a Position,
+}
+
+impl<'a> QuietFilter<'a> {
+    /// Resolves `hook` for the node at `pos`.
+    #[inline]
+    pub fn new(hook: QuietHook, pos: &'a Position) -> Self {
+        Self {
+            squares: (hook.squares)(pos),
+            keep: hook.keep,
+            pos,
+        }
+    }
+
+    #[inline]
+    fn keeps(&self, m: Move) -> bool {
+        self.squares.contains(m.to()) && (self.keep)(self.pos, m)
+    }
 }
 
 /// Collects captures and promotions only (quiescence), dropping quiet targets in bulk, plus
@@ -55,8 +119,8 @@ pub struct TacticalMoves<'a> {
     pub enemy: Bitboard,
     /// The output list.
     pub list: &'a mut Vec<ScoredMove>,
-    /// The rule family's quiet-move hook and the position it judges.
-    pub quiet: Option<(QuietHook, &'a Position)>,
+    /// The rule family's quiet-move hook, resolved for the position being generated.
+    pub quiet: Option<QuietFilter<'a>>,
 }
 
 impl MoveSink for TacticalMoves<'_> {
@@ -66,7 +130,7 @@ impl MoveSink for TacticalMoves<'_> {
             MoveKind::Normal { to, .. } => self.enemy.contains(to),
             MoveKind::Promotion { .. } | MoveKind::EnPassant { .. } => true,
             MoveKind::Castle { .. } | MoveKind::Drop { .. } => false,
-        } || self.quiet.is_some_and(|(hook, pos)| hook(pos, m));
+        } || self.quiet.is_some_and(|q| q.keeps(m));
         if keep {
             self.list.push(ScoredMove { mv: m, score: 0 });
         }
@@ -74,14 +138,16 @@ impl MoveSink for TacticalMoves<'_> {
 
     #[inline]
     fn push_targets(&mut self, from: Square, targets: Bitboard) {
-        if self.quiet.is_some() {
-            // The hook must see every move.
-            for to in targets {
-                self.push(Move::normal(from, to));
+        let mut wanted = targets & self.enemy;
+        if let Some(q) = self.quiet {
+            // Only quiet targets on the hook's squares need the per-move test.
+            for to in targets & !self.enemy & q.squares {
+                if (q.keep)(q.pos, Move::normal(from, to)) {
+                    wanted = wanted.with(to);
+                }
             }
-            return;
         }
-        for to in targets & self.enemy {
+        for to in wanted {
             self.list.push(ScoredMove {
                 mv: Move::normal(from, to),
                 score: 0,
@@ -259,5 +325,53 @@ pub fn update_quiet_stats(
         if m != best {
             apply(m, -bonus);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Registry;
+
+    /// The moves quiescence would generate at `fen` (Decima), as text, with or without the
+    /// rule family's hook.
+    fn tactical(fen: &str, hook: bool) -> Vec<String> {
+        let v = Registry::builtin().get("decima").unwrap();
+        let pos = Position::from_fen(v, fen).unwrap();
+        let mut list = Vec::new();
+        let quiet = if hook {
+            quiet_tactical_hook(pos.variant().rules())
+        } else {
+            None
+        };
+        pos.generate(&mut TacticalMoves {
+            enemy: pos.by_color[!pos.side],
+            list: &mut list,
+            quiet: quiet.map(|h| QuietFilter::new(h, &pos)),
+        });
+        let mut out: Vec<String> = list.iter().map(|sm| pos.uci(sm.mv)).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn decima_quiescence_searches_moves_onto_the_tenth_rank() {
+        assert!(quiet_tactical_hook(RuleSet::Decima).is_some());
+        assert!(quiet_tactical_hook(RuleSet::Standard).is_none());
+        // White: knight (9 points) on a10, rook on c2 with the c-file open, queen (1) on e9.
+        // Black: a king on h5, out of everyone's reach.
+        let fen = "N9/4Q5/10/10/10/7k2/10/10/2R7/10 w - - 0 1";
+        let with = tactical(fen, true);
+        // The queen's step onto the rank gives "check" (10 points); the rook's run scores too.
+        for m in ["e9e10", "e9d10", "e9f10", "c2c10"] {
+            assert!(with.contains(&m.to_owned()), "{m} missing from {with:?}");
+        }
+        // Quiet moves elsewhere, and along the rank (the knight's), stay out.
+        for m in ["c2c3", "e9e8", "a10b8"] {
+            assert!(!with.contains(&m.to_owned()), "{m} in {with:?}");
+        }
+        assert_eq!(with, ["c2c10", "e9d10", "e9e10", "e9f10"]);
+        // Without the hook only captures would remain, and there are none.
+        assert!(tactical(fen, false).is_empty());
     }
 }

@@ -7,8 +7,8 @@
 
 use crate::search::alphabeta::{is_decided, terminal_score};
 use crate::search::ordering::{
-    AllMoves, TacticalMoves, captured_kind, losing_capture, pick, quiet_tactical_hook, score_moves,
-    score_tactical,
+    AllMoves, QuietFilter, TacticalMoves, captured_kind, losing_capture, pick, quiet_tactical_hook,
+    score_moves, score_tactical,
 };
 use crate::search::{INF, MATE_BOUND};
 use crate::threads::{MAX_PLY, ThreadData};
@@ -73,11 +73,15 @@ pub fn qsearch<const PV: bool>(td: &mut ThreadData, mut alpha: i32, beta: i32, p
         alpha = alpha.max(stand_pat);
         best = stand_pat;
         let enemy = td.pos.by_color[!td.pos.side];
-        let hook = quiet_tactical_hook(td.pos.variant.rules());
+        let hook = if shared.features.quiet_hook {
+            quiet_tactical_hook(td.pos.variant.rules())
+        } else {
+            None
+        };
         td.pos.generate(&mut TacticalMoves {
             enemy,
             list: &mut list,
-            quiet: hook.map(|h| (h, &td.pos)),
+            quiet: hook.map(|h| QuietFilter::new(h, &td.pos)),
         });
         score_tactical(td, &mut list);
     }

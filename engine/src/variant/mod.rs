@@ -2,7 +2,7 @@
 //! ([`Variant`]), and a [`Registry`] of the built-ins.
 
 pub mod builtin;
-mod decima;
+pub(crate) mod decima;
 pub mod rules;
 pub mod spec;
 

@@ -1,0 +1,191 @@
+//! Orphic's drop-phase terms (RULES.md §4): every piece, the king too, starts in the pocket.
+//!
+//! Three rules shape the opening and each gives one term:
+//! - **Hand value.** A piece in the pocket can be dropped on any empty square (or on a friendly
+//!   pawn, relocating it), so it is worth a little more than the same piece standing somewhere
+//!   on the board: a share of its value, larger for the pieces with the most drop squares
+//!   that matter (a queen dropped with check). The generic evaluation already gives every
+//!   pocket piece a flat bonus; this adds the share.
+//! - **King in hand.** Until a side's king is on the board its board pieces and pawns may only
+//!   capture, so every piece it has dropped is frozen. A side with its king in hand pays a
+//!   penalty per piece on the board, which grows as it keeps dropping, and pushes the king drop
+//!   forward; a king in hand is also never in check, which the next term rewards by default.
+//! - **Drop danger.** Drops land on empty squares, so the empty squares next to a king on the
+//!   board are where the enemy's pocket pieces can land with check or attack. The penalty is
+//!   the number of such squares times the enemy's pocket material. Pawns (including ones
+//!   moved there by a relocation drop) and pieces next to the king fill those squares, so the
+//!   term also values pawn relocation around the king.
+
+use crate::bitboard::Bitboard;
+use crate::geometry::SQUARE_COUNT;
+use crate::piece::{ByColor, Color, MAX_KINDS};
+use crate::position::Position;
+use crate::variant::Variant;
+
+/// A pocket piece is worth this fraction (1/n) of its value more than on the board.
+const HAND_SHARE_DIVISOR: i32 = 16;
+/// Penalty per board piece (pawns excluded) while the side's king is still in the pocket.
+const FROZEN_PIECE: i32 = 10;
+/// Enemy pocket material counted for drop danger at most (about a queen, a rook and a minor).
+const DANGER_HAND_CAP: i32 = 2000;
+/// Drop danger: centipawns per empty square next to the king per this much enemy pocket
+/// material.
+const DANGER_DIVISOR: i32 = 150;
+
+/// Orphic's per-variant tables, built once per search.
+#[derive(Debug)]
+pub(super) struct DropEval {
+    /// The squares next to each square (king distance 1).
+    ring: Box<[Bitboard; SQUARE_COUNT]>,
+    royal: Option<usize>,
+    pawn: Option<usize>,
+}
+
+impl DropEval {
+    /// Tables for `variant`.
+    pub(super) fn new(variant: &Variant) -> Self {
+        let size = variant.size();
+        let mut ring = Box::new([Bitboard::EMPTY; SQUARE_COUNT]);
+        for sq in size.squares() {
+            for df in -1..=1 {
+                for dr in -1..=1 {
+                    if (df, dr) != (0, 0)
+                        && let Some(s) = sq.offset(df, dr, size)
+                    {
+                        ring[sq.index()] = ring[sq.index()].with(s);
+                    }
+                }
+            }
+        }
+        Self {
+            ring,
+            royal: variant.royal.map(crate::PieceKind::index),
+            pawn: variant.pawn.map(crate::PieceKind::index),
+        }
+    }
+
+    /// The drop-phase terms per colour, in centipawns. `value` is the material value per kind
+    /// and `kinds` the number of kinds.
+    pub(super) fn terms(
+        &self,
+        pos: &Position,
+        value: &[i32; MAX_KINDS],
+        kinds: usize,
+    ) -> ByColor<i32> {
+        let mut hand = ByColor([0; 2]);
+        for c in Color::ALL {
+            for (k, &v) in value.iter().enumerate().take(kinds) {
+                if Some(k) != self.royal {
+                    hand[c] += i32::from(pos.pocket[c][k]) * v;
+                }
+            }
+        }
+        let occupied = pos.occupied();
+        let mut out = ByColor([0; 2]);
+        for c in Color::ALL {
+            let mut s = hand[c] / HAND_SHARE_DIVISOR;
+            match pos.royal_square(c) {
+                Some(king) => {
+                    let open = (self.ring[king.index()] & !occupied).count() as i32;
+                    s -= open * hand[!c].min(DANGER_HAND_CAP) / DANGER_DIVISOR;
+                }
+                None if self.royal.is_some_and(|k| pos.pocket[c][k] > 0) => {
+                    let mut pieces = pos.by_color[c];
+                    if let Some(p) = self.pawn {
+                        pieces &= !pos.by_kind[p];
+                    }
+                    s -= FROZEN_PIECE * pieces.count() as i32;
+                }
+                // The king was captured or never existed: nothing to weigh.
+                None => {}
+            }
+            out[c] = s;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Registry;
+    use crate::eval::board_fen;
+
+    fn orphic(pieces: &[(&str, char)], pocket: &str, side: &str) -> Position {
+        let v = Registry::builtin().get("orphic").unwrap();
+        let fen = format!("{}[{pocket}] {side} LDld - 0 1", board_fen(8, 8, pieces));
+        Position::from_fen(v, &fen).unwrap()
+    }
+
+    fn white_terms(pos: &Position) -> i32 {
+        let v = Registry::builtin().get("orphic").unwrap();
+        let d = DropEval::new(&v);
+        let mut value = [0; MAX_KINDS];
+        for (k, def) in v.pieces().iter().enumerate() {
+            value[k] = def.value;
+        }
+        d.terms(pos, &value, v.kind_count())[Color::White]
+    }
+
+    #[test]
+    fn pocket_pieces_are_worth_a_share_of_their_value() {
+        // Both kings down and Black's pocket empty, so only the hand share differs.
+        let board = [
+            ("e1", 'K'),
+            ("d1", 'P'),
+            ("d2", 'P'),
+            ("e2", 'P'),
+            ("f2", 'P'),
+            ("f1", 'P'),
+            ("e8", 'k'),
+        ];
+        let queen = white_terms(&orphic(&board, "Q", "w"));
+        let knight = white_terms(&orphic(&board, "N", "w"));
+        let none = white_terms(&orphic(&board, "", "w"));
+        assert_eq!(queen - none, 950 / HAND_SHARE_DIVISOR);
+        assert!(queen > knight && knight > none);
+    }
+
+    #[test]
+    fn pieces_dropped_before_the_king_are_penalised() {
+        // Black's pocket is empty, so a king on the board is in no drop danger: with the king
+        // still in hand, the rook and knight on the board may only capture.
+        let pieces = [("a1", 'R'), ("c3", 'N'), ("e8", 'k')];
+        let in_hand = white_terms(&orphic(&pieces, "K", "w"));
+        let mut with_king = pieces.to_vec();
+        with_king.push(("e1", 'K'));
+        let dropped = white_terms(&orphic(&with_king, "", "w"));
+        assert_eq!(dropped - in_hand, 2 * FROZEN_PIECE);
+        // One more piece dropped before the king costs more.
+        let more = [("a1", 'R'), ("c3", 'N'), ("f3", 'B'), ("e8", 'k')];
+        assert!(white_terms(&orphic(&more, "K", "w")) < in_hand);
+    }
+
+    #[test]
+    fn empty_squares_around_the_king_are_dangerous_against_a_full_pocket() {
+        // Pawns moved up against the king (as a relocation drop can do) close the squares an
+        // enemy queen or rook would be dropped on.
+        let sheltered = [
+            ("e1", 'K'),
+            ("d2", 'P'),
+            ("e2", 'P'),
+            ("f2", 'P'),
+            ("e8", 'k'),
+        ];
+        let open = [
+            ("e1", 'K'),
+            ("d3", 'P'),
+            ("e3", 'P'),
+            ("f3", 'P'),
+            ("e8", 'k'),
+        ];
+        assert!(
+            white_terms(&orphic(&sheltered, "qr", "w")) > white_terms(&orphic(&open, "qr", "w"))
+        );
+        // With nothing in the enemy's pocket there is nothing to drop.
+        assert_eq!(
+            white_terms(&orphic(&sheltered, "", "w")),
+            white_terms(&orphic(&open, "", "w"))
+        );
+    }
+}
