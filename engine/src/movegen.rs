@@ -176,21 +176,14 @@ impl Position {
             if ctx.only_king {
                 return false;
             }
-            let info = &self.variant.kinds[piece.kind().index()];
-            let mut targets = self.piece_targets(&ctx, info, from);
-            if info.hop {
-                targets |= self.variant.tables.hop_targets(from, ctx.occupied) & ctx.enemy;
-            }
-            if rules.filters_moves(self) {
-                let mut filtered = Filtered {
-                    pos: self,
-                    inner: &mut find,
-                };
-                self.emit(&ctx, &mut filtered, from, targets);
-            } else {
-                self.emit(&ctx, &mut find, from, targets);
-            }
-            return find.found;
+            self.piece_moves(
+                &ctx,
+                &self.variant.kinds[piece.kind().index()],
+                from,
+                &mut find,
+            );
+            // What `generate`'s rule filter would have done to this one move.
+            return find.found && (!rules.filters_moves(self) || rules.allows(self, m));
         }
         self.generate(&mut find);
         find.found
@@ -284,7 +277,6 @@ impl Position {
 
     fn generate_with<S: MoveSink>(&self, sink: &mut S, quiet_allowed: bool) {
         let v = &*self.variant;
-        let t = &v.tables;
         let ctx = self.context(quiet_allowed);
         if let Some(k) = ctx.king {
             self.king_moves(&ctx, k, sink);
@@ -297,11 +289,7 @@ impl Position {
                 continue;
             }
             for from in self.by_kind[i] & ctx.own {
-                let mut targets = self.piece_targets(&ctx, info, from);
-                if info.hop {
-                    targets |= t.hop_targets(from, ctx.occupied) & ctx.enemy;
-                }
-                self.emit(&ctx, sink, from, targets);
+                self.piece_moves(&ctx, info, from, sink);
             }
         }
         if let Some(p) = v.pawn {
@@ -310,6 +298,16 @@ impl Position {
         if v.pocket_kinds != 0 {
             self.drops(&ctx, sink);
         }
+    }
+
+    /// Emits the legal moves of the non-king, non-pawn piece of kind `info` on `from`.
+    #[inline]
+    fn piece_moves<S: MoveSink>(&self, ctx: &Ctx, info: &KindInfo, from: Square, sink: &mut S) {
+        let mut targets = self.piece_targets(ctx, info, from);
+        if info.hop {
+            targets |= self.variant.tables.hop_targets(from, ctx.occupied) & ctx.enemy;
+        }
+        self.emit(ctx, sink, from, targets);
     }
 
     /// Emits plain moves from a non-king piece after applying the node's masks.
