@@ -19,7 +19,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use common::{start_of, start_with};
+use common::{port::free_port, start_of, start_with};
 use tokio_stream::StreamExt as _;
 use tonic::{Code, Request, transport::Channel};
 use variant_service::{
@@ -221,15 +221,6 @@ async fn legal_moves_answers_while_every_search_slot_is_busy() {
     for call in queued {
         call.abort();
     }
-}
-
-/// Reserves a free loopback port (released right away; the server binds it next).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
 }
 
 /// Kills the child if the test fails before it exits.

@@ -8,6 +8,8 @@
 
 #[path = "common/collector.rs"]
 mod collector;
+#[path = "common/port.rs"]
+mod port;
 
 use std::{
     io::Read as _,
@@ -17,20 +19,12 @@ use std::{
 };
 
 use collector::{CALLER_TRACE_ID, Collector, assert_metrics, assert_spans, attr, make_calls};
+use port::free_port;
 use tonic::transport::Channel;
 use variant_service::proto::game_engine_client::GameEngineClient;
 
 /// How long the binary may take to start listening or to exit.
 const PATIENCE: Duration = Duration::from_secs(30);
-
-/// A loopback port that was free a moment ago.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
 
 async fn connect(port: u16) -> GameEngineClient<Channel> {
     let url = format!("http://127.0.0.1:{port}");
@@ -102,6 +96,21 @@ async fn terminate(mut child: Child, logs: JoinHandle<String>) -> (ExitStatus, S
     (status, logs.join().expect("log reader"), stderr)
 }
 
+/// Runs the binary configured by `vars`, makes the test calls, stops it with SIGTERM, asserts
+/// that it exited 0 and returns (stdout, stderr).
+async fn calls_then_sigterm(vars: &[(&str, String)]) -> (String, String) {
+    let (child, port, logs) = spawn_binary(vars);
+    let mut client = connect(port).await;
+    make_calls(&mut client).await;
+    drop(client);
+    let (status, logs, stderr) = terminate(child, logs).await;
+    assert!(
+        status.success(),
+        "exit {status:?}\nstdout:\n{logs}\nstderr:\n{stderr}"
+    );
+    (logs, stderr)
+}
+
 /// The JSON log line of the search must carry the caller's trace id up front.
 fn assert_search_line_has_callers_trace_id(logs: &str) {
     let line = logs
@@ -117,7 +126,7 @@ fn assert_search_line_has_callers_trace_id(logs: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
     let collector = Collector::start().await;
-    let (child, port, logs) = spawn_binary(&[
+    let (logs, _stderr) = calls_then_sigterm(&[
         ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint()),
         ("OTEL_SERVICE_NAME", "variant-service-under-test".into()),
         (
@@ -125,15 +134,8 @@ async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
             "deployment.environment=test".into(),
         ),
         ("OTEL_METRIC_EXPORT_INTERVAL", "60000".into()),
-    ]);
-    let mut client = connect(port).await;
-    make_calls(&mut client).await;
-    drop(client);
-    let (status, logs, stderr) = terminate(child, logs).await;
-    assert!(
-        status.success(),
-        "exit {status:?}\nstdout:\n{logs}\nstderr:\n{stderr}"
-    );
+    ])
+    .await;
 
     // Everything below was exported at the latest during the shutdown flush.
     assert_spans(&collector).await;
@@ -161,15 +163,7 @@ async fn the_binary_exports_via_otel_env_vars_and_flushes_on_sigterm() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_otel_env_nothing_is_exported_but_logs_still_carry_the_callers_trace_id() {
-    let (child, port, logs) = spawn_binary(&[]);
-    let mut client = connect(port).await;
-    make_calls(&mut client).await;
-    drop(client);
-    let (status, logs, stderr) = terminate(child, logs).await;
-    assert!(
-        status.success(),
-        "exit {status:?}\nstdout:\n{logs}\nstderr:\n{stderr}"
-    );
+    let (logs, stderr) = calls_then_sigterm(&[]).await;
     assert!(stderr.is_empty(), "no error noise: {stderr}");
     for line in logs.lines() {
         assert!(

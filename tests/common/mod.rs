@@ -1,6 +1,8 @@
 //! Shared helpers for the integration tests: a real server on `127.0.0.1:0` and its client.
 #![allow(dead_code, reason = "each test crate uses a different subset")]
 
+pub mod port;
+
 use tonic::{Code, Status, transport::Channel};
 use variant_service::{
     Config, ServerHandle,
