@@ -1,7 +1,11 @@
 //! Game status: ongoing, or finished with a winner (or draw) and the reason.
 
+use crate::geometry::Square;
+use crate::movement::Mode;
+use crate::moves::{Move, MoveKind};
 use crate::piece::Color;
 use crate::position::Position;
+use crate::variant::RuleSet;
 
 /// Why a game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -121,11 +125,177 @@ impl Position {
         self.variant.rules().in_check(self)
     }
 
+    /// [`Position::in_check`] right after the plain piece move `from` -> `to` (normal or
+    /// promotion) was played, usually without scanning every attacker.
+    ///
+    /// Why it can be cheaper: the position before the move was legal, so the mover attacked
+    /// nothing royal then (FEN reading refuses a side not to move in check). Without hopping
+    /// pieces, whose screens make any occupancy change matter, only two things can make a check:
+    /// the moved piece itself, and a rider of the mover behind the vacated `from` square
+    /// (the destination's occupancy does not change, a capture replaces a piece). Each is
+    /// tested only when the geometry allows it; everything else falls back to the full test.
+    #[inline]
+    pub(crate) fn in_check_after_piece_move(&self, from: Square, to: Square) -> bool {
+        let v = &*self.variant;
+        if !matches!(v.rules(), RuleSet::Standard | RuleSet::Orphic) || v.hoppers != 0 {
+            return self.in_check();
+        }
+        let Some(k) = self.royal_square(self.side) else {
+            return false;
+        };
+        let mover = !self.side;
+        let Some(piece) = self.board[to.index()].filter(|p| p.color() == mover) else {
+            return self.in_check();
+        };
+        let kind = piece.kind();
+        let info = &v.kinds[kind.index()];
+        let occupied = self.occupied();
+        let (df, dr) = (k.file().abs_diff(to.file()), k.rank().abs_diff(to.rank()));
+        // The moved piece: a pawn or leaper attack is unblockable, a rider's needs a clear ray.
+        if Some(kind) == v.pawn {
+            if v.pawn_attacks[self.side][k.index()].contains(to) {
+                return true;
+            }
+        } else if info.leap_attacks[to.index()].contains(k)
+            || (info.orthogonal.is_some_and(Mode::captures)
+                && (df == 0 || dr == 0)
+                && v.tables.rook_attacks(k, occupied).contains(to))
+            || (info.diagonal.is_some_and(Mode::captures)
+                && df == dr
+                && v.tables.bishop_attacks(k, occupied).contains(to))
+        {
+            return true;
+        }
+        // A rider uncovered on the line from the king through `from`.
+        let (ff, fr) = (
+            k.file().abs_diff(from.file()),
+            k.rank().abs_diff(from.rank()),
+        );
+        if ff == 0 || fr == 0 {
+            let riders = self.kinds_bb(v.orthogonal_attackers) & self.by_color[mover];
+            riders.any() && (v.tables.rook_attacks(k, occupied) & riders).any()
+        } else if ff == fr {
+            let riders = self.kinds_bb(v.diagonal_attackers) & self.by_color[mover];
+            riders.any() && (v.tables.bishop_attacks(k, occupied) & riders).any()
+        } else {
+            false
+        }
+    }
+
+    /// False when playing `m` (a legal move of the side to move) surely does not give check;
+    /// true when it might. Decided from the geometry alone, without playing the move, so the
+    /// search can prune a futile quiet move without making and unmaking it (most moves it
+    /// prunes there could never check).
+    ///
+    /// Conservative: only the royal-king rule families are judged, and only plain piece moves
+    /// (promotions included); anything else answers true. A move might check when the piece
+    /// lands a pawn or leaper attack on the enemy king, or lands on one of the king's lines
+    /// while it rides or hops along it, or when it leaves a king line the mover has riders or
+    /// hoppers for (a discovered check), or, with hoppers, lands on a king's rank or file
+    /// (a new screen).
+    ///
+    /// # Examples
+    /// ```
+    /// use variant_engine::{Position, Registry};
+    /// let chess = Registry::builtin().get("chess").unwrap();
+    /// let pos = Position::new(chess);
+    /// let m = |t| pos.parse_uci(t).unwrap();
+    /// assert!(!pos.move_may_give_check(m("a2a3")));
+    /// // The e-pawn leaves the black king's file, which rooks ride: the geometry alone cannot
+    /// // rule out a discovered check.
+    /// assert!(pos.move_may_give_check(m("e2e4")));
+    /// ```
+    pub fn move_may_give_check(&self, m: Move) -> bool {
+        let v = &*self.variant;
+        if !matches!(v.rules(), RuleSet::Standard | RuleSet::Orphic) {
+            return true;
+        }
+        // A king still in the pocket cannot be checked, nor brought in by the opponent.
+        let Some(k) = self.royal_square(!self.side) else {
+            return false;
+        };
+        let (from, to, kind) = match m.kind() {
+            MoveKind::Normal { from, to } => match self.board[from.index()] {
+                Some(p) => (from, to, p.kind()),
+                None => return true,
+            },
+            MoveKind::Promotion { from, to, kind } => (from, to, kind),
+            _ => return true,
+        };
+        let rook_line = |sq: Square| sq.file() == k.file() || sq.rank() == k.rank();
+        let bishop_line = |sq: Square| k.file().abs_diff(sq.file()) == k.rank().abs_diff(sq.rank());
+        let info = &v.kinds[kind.index()];
+        let direct = if Some(kind) == v.pawn {
+            v.pawn_attacks[!self.side][k.index()].contains(to)
+        } else {
+            info.leap_attacks[to.index()].contains(k)
+                || ((info.hop || info.orthogonal.is_some_and(Mode::captures)) && rook_line(to))
+                || (info.diagonal.is_some_and(Mode::captures) && bishop_line(to))
+        };
+        let discovered = ((v.orthogonal_attackers | v.hoppers) != 0 && rook_line(from))
+            || (v.diagonal_attackers != 0 && bishop_line(from));
+        let screen = v.hoppers != 0 && rook_line(to);
+        direct || discovered || screen
+    }
+
     /// True when the side to move has a royal king that is attacked.
     pub fn king_attacked(&self) -> bool {
         match self.royal_square(self.side) {
             Some(k) => self.is_attacked(k, self.occupied(), self.by_color[!self.side], !self.side),
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::moves::MoveKind;
+    use crate::rng::SplitMix64;
+    use crate::{Position, Registry};
+
+    /// The search's two geometric check shortcuts against playing each move and running the
+    /// full attack test, over random games of every variant (cannons and drops included).
+    #[test]
+    fn check_shortcuts_agree_with_the_full_test() {
+        let mut checks_seen = 0;
+        for variant in Registry::builtin().iter() {
+            for seed in 1..=6 {
+                let mut rng = SplitMix64(seed);
+                let mut pos = Position::new(variant.clone());
+                for _ in 0..80 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    for &m in &moves {
+                        let may = pos.move_may_give_check(m);
+                        let mut after = pos.clone();
+                        after.play(m);
+                        let check = after.in_check();
+                        checks_seen += usize::from(check);
+                        assert!(
+                            may || !check,
+                            "{} checks at {} but move_may_give_check says no",
+                            pos.uci(m),
+                            pos.fen()
+                        );
+                        if let MoveKind::Normal { from, to }
+                        | MoveKind::Promotion { from, to, .. } = m.kind()
+                        {
+                            assert_eq!(
+                                after.in_check_after_piece_move(from, to),
+                                check,
+                                "{} at {}",
+                                pos.uci(m),
+                                pos.fen()
+                            );
+                        }
+                    }
+                    pos.play(moves[rng.below(moves.len() as u64) as usize]);
+                }
+            }
+        }
+        // Random games check often; a run that saw few checks would prove little.
+        assert!(checks_seen > 500, "only {checks_seen} checking moves seen");
     }
 }

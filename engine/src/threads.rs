@@ -206,7 +206,10 @@ impl<'a> ThreadData<'a> {
                 .then(|| self.pos.board[touched[i].index()])
                 .flatten()
         });
+        // The search trusts `move_may_give_check` to prune without playing: check it here.
+        let may_check = cfg!(debug_assertions).then(|| self.pos.move_may_give_check(m));
         self.pos.play_unchecked(m);
+        self.shared.tt.prefetch(self.pos.hash());
         let mut acc = self.acc.last().copied().unwrap_or_default();
         let ev = &self.shared.evaluator;
         for i in 0..n {
@@ -224,7 +227,17 @@ impl<'a> ThreadData<'a> {
             "incremental eval after {m:?}"
         );
         self.acc.push(acc);
-        let check = self.pos.in_check();
+        let check = match m.kind() {
+            MoveKind::Normal { from, to } | MoveKind::Promotion { from, to, .. } => {
+                self.pos.in_check_after_piece_move(from, to)
+            }
+            _ => self.pos.in_check(),
+        };
+        debug_assert_eq!(check, self.pos.in_check(), "gives check after {m:?}");
+        debug_assert!(
+            !check || may_check != Some(false),
+            "{m:?} checks although move_may_give_check said it cannot"
+        );
         self.checks.push(check);
         check
     }

@@ -192,6 +192,26 @@ impl TranspositionTable {
         &self.buckets[i]
     }
 
+    /// Asks the CPU to start loading `key`'s bucket into cache, so that a probe a little later
+    /// (the child node's) finds it there instead of waiting on memory: the probe's cache miss
+    /// was the search's largest single cost in profiles. A hint only; no effect elsewhere.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let ptr: *const Bucket = self.bucket(key);
+            // Safety: SSE is part of the x86_64 baseline, and a prefetch never faults, whatever
+            // the address; `ptr` is a live bucket of this table anyway.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(ptr.cast::<i8>());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// Looks `key` up.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Entry> {

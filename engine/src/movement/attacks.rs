@@ -195,6 +195,32 @@ impl Tables {
             | self.ray_attacks(Direction::SouthEast, sq, occupied)
     }
 
+    /// The pieces of `riders` that attack `sq` along `dirs` with the board occupied as
+    /// `occupied` (`riders` must be occupied squares): the same set as
+    /// `rook_attacks(sq, occupied) & riders` for the orthogonal directions, but a direction
+    /// with no rider anywhere on its ray costs one AND instead of a blocker search. Attack
+    /// detection asks this for every king step and after moves, and most rays hold no rider.
+    #[inline]
+    pub fn rider_attackers(
+        &self,
+        dirs: [Direction; 4],
+        sq: Square,
+        occupied: Bitboard,
+        riders: Bitboard,
+    ) -> Bitboard {
+        debug_assert!((riders & !occupied).is_empty(), "riders must be occupied");
+        let mut found = Bitboard::EMPTY;
+        for dir in dirs {
+            if (self.ray(dir, sq) & riders).any()
+                && let Some(b) = self.first_blocker(dir, sq, occupied)
+                && riders.contains(b)
+            {
+                found = found.with(b);
+            }
+        }
+        found
+    }
+
     /// Cannon capture squares from `sq`: along each rook line, the first piece beyond the first
     /// piece (the screen). Symmetric, so it also gives the cannons that attack `sq`.
     #[inline]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::bitboard::Bitboard;
 use crate::geometry::{SQUARE_COUNT, Square};
+use crate::movement::Direction;
 use crate::moves::Move;
 use crate::piece::{ByColor, Color, MAX_KINDS, Piece, PieceKind};
 use crate::variant::{KindMask, Variant};
@@ -283,13 +284,13 @@ impl Position {
         if v.orthogonal_attackers != 0 {
             let riders = self.kinds_bb(v.orthogonal_attackers) & attackers;
             if riders.any() {
-                found |= t.rook_attacks(sq, occupied) & riders;
+                found |= t.rider_attackers(Direction::ORTHOGONAL, sq, occupied, riders);
             }
         }
         if v.diagonal_attackers != 0 {
             let riders = self.kinds_bb(v.diagonal_attackers) & attackers;
             if riders.any() {
-                found |= t.bishop_attacks(sq, occupied) & riders;
+                found |= t.rider_attackers(Direction::DIAGONAL, sq, occupied, riders);
             }
         }
         if v.hoppers != 0 {

@@ -214,7 +214,8 @@ pub fn losing_capture(td: &ThreadData, m: Move, victim: usize) -> bool {
     }
     let them: Color = !pos.side;
     let occupied = pos.occupied().without(from);
-    pos.attackers_to(m.to(), occupied, them).any()
+    // One defender is enough: the early-exit test, not the full attacker set.
+    pos.is_attacked(m.to(), occupied, pos.by_color[them] & occupied, them)
 }
 
 /// Scores every move of `list` for the node at `ply`.
