@@ -185,6 +185,22 @@ impl Position {
             // What `generate`'s rule filter would have done to this one move.
             return find.found && (!rules.filters_moves(self) || rules.allows(self, m));
         }
+        if let MoveKind::Drop { kind, to, .. } = m.kind()
+            && self.variant.drops.is_some()
+        {
+            // A drop is decided from its one kind and square: Orphic lists ~700 drops, and
+            // replaying a request's move list asked for each drop played.
+            let rules = self.variant.rules();
+            if rules.game_over_before_moves(self) {
+                return false;
+            }
+            let ctx = self.context(rules.quiet_moves_allowed(self));
+            if ctx.only_king {
+                return false;
+            }
+            self.drops(&ctx, Some((kind, to)), &mut find);
+            return find.found && (!rules.filters_moves(self) || rules.allows(self, m));
+        }
         self.generate(&mut find);
         find.found
     }
@@ -296,7 +312,7 @@ impl Position {
             self.pawn_moves(&ctx, p, sink);
         }
         if v.pocket_kinds != 0 {
-            self.drops(&ctx, sink);
+            self.drops(&ctx, None, sink);
         }
     }
 
@@ -490,14 +506,17 @@ impl Position {
     /// Drops from the pocket, read from the variant's [`DropInfo`]: onto empty squares, and,
     /// where the variant allows it, onto a friendly pawn that is relocated to a square that was
     /// empty before the move.
-    fn drops<S: MoveSink>(&self, ctx: &Ctx, sink: &mut S) {
+    /// Pushes the legal drops, or with `only` just those of one kind onto one square (for
+    /// [`Position::is_legal`]).
+    fn drops<S: MoveSink>(&self, ctx: &Ctx, only: Option<(PieceKind, Square)>, sink: &mut S) {
         let v = &*self.variant;
         let Some(rules) = &v.drops else {
             return;
         };
         let pocket = &self.pocket[ctx.us];
         let in_pocket: u32 = pocket.iter().map(|&n| u32::from(n)).sum();
-        let plain = ctx.empty & ctx.target;
+        let squares = only.map_or(v.tables.board, |(_, sq)| Bitboard::from_square(sq));
+        let plain = ctx.empty & ctx.target & squares;
         // A relocation drop changes no occupancy on the drop square and only adds the pawn's
         // new square, so out of check it is safe unless that square screens a cannon; in check
         // (where a variant allows it at all) it is simulated.
@@ -512,10 +531,10 @@ impl Position {
             _ => Bitboard::EMPTY,
         };
         for kind in crate::variant::Variant::kinds_in(v.pocket_kinds) {
-            if pocket[kind.index()] == 0 {
+            if pocket[kind.index()] == 0 || only.is_some_and(|(k, _)| k != kind) {
                 continue;
             }
-            let allowed = self.drop_squares(rules, ctx.us, kind, in_pocket);
+            let allowed = self.drop_squares(rules, ctx.us, kind, in_pocket) & squares;
             // A dropped king is checked on its own square after the whole move.
             let verify = Some(kind) == v.royal;
             for to in plain & allowed {

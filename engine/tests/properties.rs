@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use variant_engine::{Move, Position, Registry, Square};
+use variant_engine::{Move, PieceKind, Position, Registry, Square};
 
 /// A tiny deterministic generator so a failing case replays from its seed.
 struct Rng(u64);
@@ -97,6 +97,21 @@ fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
     for &from in &own {
         for _ in 0..8 {
             let m = Move::normal(from, squares[rng.below(squares.len())]);
+            assert_eq!(
+                pos.is_legal(m),
+                moves.contains(&m),
+                "is_legal({m:?}) disagrees with the list at {fen}"
+            );
+        }
+    }
+    // The same for drops: random kinds onto random squares, with or without a relocation.
+    if pos.variant().has_drops() {
+        let kinds = pos.variant().kind_count();
+        for _ in 0..40 {
+            let kind = PieceKind(rng.below(kinds) as u8);
+            let to = squares[rng.below(squares.len())];
+            let relocation = (rng.below(2) == 0).then(|| squares[rng.below(squares.len())]);
+            let m = Move::drop(kind, to, relocation);
             assert_eq!(
                 pos.is_legal(m),
                 moves.contains(&m),

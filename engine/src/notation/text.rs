@@ -196,6 +196,24 @@ impl Position {
         {
             return Ok(Move::normal(from, to));
         }
+        // A drop names its kind and squares in full; `is_legal` decides it from them.
+        if let MoveText::Drop {
+            letter,
+            to,
+            relocation,
+        } = parsed
+            && let Some(kind) = v.kind_by_letter(letter)
+        {
+            let m = Move::drop(kind, to, relocation);
+            return if self.is_legal(m) {
+                Ok(m)
+            } else {
+                Err(MoveError::Illegal {
+                    text: text.to_owned(),
+                    fen: self.fen(),
+                })
+            };
+        }
         let found = self
             .legal_moves()
             .into_iter()
