@@ -19,6 +19,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out_dir = PathBuf::from(env::var("OUT_DIR")?);
     fs::write(out_dir.join(DESCRIPTOR_FILE), fds.encode_to_vec())?;
     tonic_prost_build::configure()
+        // Hand-written so the server can encode its moves without building a message per move
+        // (service/wire.rs); same fields and wire format.
+        .extern_path(
+            ".chessvariants.engine.v1.LegalMovesResponse",
+            "crate::wire::LegalMovesResponse",
+        )
         .build_server(true)
         .build_client(true)
         .compile_fds(fds)?;

@@ -68,14 +68,10 @@ impl GameEngine for GameEngineService {
         &self,
         request: Request<pb::LegalMovesRequest>,
     ) -> Result<Response<pb::LegalMovesResponse>, Status> {
-        let pb::LegalMovesRequest { position } = request.into_inner();
-        let pos = self.game(position)?.position;
-        let moves = convert::legal_moves(&pos);
-        Ok(Response::new(pb::LegalMovesResponse {
-            status: Some(convert::status_with_legal_moves(&pos, moves.len())),
-            moves,
-            fen: pos.fen(),
-        }))
+        let request = request.into_inner();
+        let detail = convert::move_detail(request.detail)?;
+        let pos = self.game(request.position)?.position;
+        Ok(Response::new(convert::legal_moves_response(&pos, detail)))
     }
 
     async fn apply_move(

@@ -7,14 +7,15 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, Features, GameStatus, Limits, MoveDescription, MoveDescriptionRef, PieceDef, Position,
-    Registry, Score, SearchInfo, SearchResult, StopReason, Termination, Variant,
+    Color, Features, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, Score,
+    SearchInfo, SearchResult, StopReason, Termination, Variant,
 };
 
 use crate::{
     config::Config,
     error::{ServiceError, ServiceResult},
     proto as pb,
+    wire::{EncodedMoves, EncodedTexts},
 };
 
 /// Highest skill level the engine understands (0..=20, like Stockfish).
@@ -320,37 +321,51 @@ impl From<MoveDescription> for pb::Move {
     }
 }
 
-impl From<MoveDescriptionRef<'_>> for pb::Move {
-    fn from(description: MoveDescriptionRef<'_>) -> Self {
-        let MoveDescriptionRef {
-            uci,
-            san,
-            from,
-            to,
-            promotion,
-            drop,
-            relocation,
-            capture,
-            check,
-        } = description;
-        pb::Move {
-            uci: uci.to_owned(),
-            san: san.to_owned(),
-            from: from.map(str::to_owned).unwrap_or_default(),
-            to: to.to_owned(),
-            promotion: promotion.map(String::from).unwrap_or_default(),
-            drop: drop.map(String::from).unwrap_or_default(),
-            relocation: relocation.map(str::to_owned).unwrap_or_default(),
-            capture,
-            check,
-        }
-    }
+/// Reads `LegalMovesRequest.detail`.
+///
+/// # Errors
+/// [`ServiceError::UnknownEnumValue`] for a number the .proto does not define.
+pub fn move_detail(value: i32) -> ServiceResult<pb::MoveDetail> {
+    pb::MoveDetail::try_from(value).map_err(|_| ServiceError::UnknownEnumValue {
+        field: "detail",
+        value,
+        name: "MoveDetail",
+    })
 }
 
-/// Every legal move of a position, described in one batch and written straight into the
-/// messages (each text field allocated once, at its length; no intermediate list).
-pub fn legal_moves(pos: &Position) -> Vec<pb::Move> {
-    pos.describe_moves_with(|_, description| description.into())
+/// The `LegalMoves` answer for a position: every legal move, encoded straight into the
+/// response's buffer (no message or string per move; see [`crate::wire`]), its FEN and its
+/// status. `detail` chooses between full descriptions (`moves`) and move texts only
+/// (`uci_moves`, which skips SAN and the check probe).
+pub fn legal_moves_response(pos: &Position, detail: pb::MoveDetail) -> pb::LegalMovesResponse {
+    let mut response = pb::LegalMovesResponse {
+        fen: pos.fen(),
+        ..pb::LegalMovesResponse::default()
+    };
+    let count = match detail {
+        pb::MoveDetail::Unspecified | pb::MoveDetail::Full => {
+            // About 40 bytes per move (four short strings and their keys).
+            let mut encoded = EncodedMoves::with_capacity(64 * 40);
+            pos.describe_moves_with(|_, description| encoded.push(&description));
+            let count = encoded.len();
+            response.encoded_moves = encoded;
+            count
+        }
+        pb::MoveDetail::Uci => {
+            let legal = pos.legal_moves();
+            let mut encoded = EncodedTexts::with_capacity(legal.len() * 8);
+            let mut text = String::with_capacity(16);
+            for &m in &legal {
+                text.clear();
+                pos.write_uci(m, &mut text);
+                encoded.push(&text);
+            }
+            response.encoded_uci_moves = encoded;
+            legal.len()
+        }
+    };
+    response.status = Some(status_with_legal_moves(pos, count));
+    response
 }
 
 impl From<&Variant> for pb::Variant {

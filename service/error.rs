@@ -49,6 +49,16 @@ pub enum ServiceError {
         /// Largest allowed value.
         max: u64,
     },
+    /// An enum field holds a number this server does not know.
+    #[error("{field} = {value} is not a known {name} value")]
+    UnknownEnumValue {
+        /// Field name, e.g. `detail`.
+        field: &'static str,
+        /// The number sent.
+        value: i32,
+        /// The enum's name in the .proto.
+        name: &'static str,
+    },
     /// A required message field is unset.
     #[error("{0} is required")]
     Missing(&'static str),

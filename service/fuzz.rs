@@ -59,13 +59,9 @@ pub fn handle_request(data: &[u8]) -> usize {
 
 /// Same steps as `GameEngine::legal_moves`.
 fn legal_moves(request: pb::LegalMovesRequest) -> Result<pb::LegalMovesResponse, Status> {
-    let pb::LegalMovesRequest { position } = request;
-    let pos = Game::from_proto(&REGISTRY, &CAPS, position)?.position;
-    Ok(pb::LegalMovesResponse {
-        moves: convert::legal_moves(&pos),
-        fen: pos.fen(),
-        status: Some(convert::status(&pos)),
-    })
+    let detail = convert::move_detail(request.detail)?;
+    let pos = Game::from_proto(&REGISTRY, &CAPS, request.position)?.position;
+    Ok(convert::legal_moves_response(&pos, detail))
 }
 
 /// Same steps as `GameEngine::apply_move`.
@@ -138,9 +134,16 @@ mod tests {
                 ..pb::Limits::default()
             }),
         };
-        // Decodes as every message type (field 1 is the position everywhere); at least the
-        // legal-moves and best-move paths answer.
-        assert!(handle_request(&best.encode_to_vec()) >= 2);
+        // Field 1 is the position everywhere, so one request reaches several paths; the
+        // best-move path answers at least.
+        assert!(handle_request(&best.encode_to_vec()) >= 1);
+        for detail in [pb::MoveDetail::Full, pb::MoveDetail::Uci] {
+            let legal = pb::LegalMovesRequest {
+                position: start.clone(),
+                detail: detail.into(),
+            };
+            assert!(handle_request(&legal.encode_to_vec()) >= 1, "{detail:?}");
+        }
         let perft = pb::PerftRequest {
             position: start,
             depth: 2,

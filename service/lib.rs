@@ -20,6 +20,7 @@ pub mod server;
 pub mod shutdown;
 pub mod status;
 pub mod telemetry;
+pub mod wire;
 
 pub use config::{Cli, Command, Config};
 pub use server::{ServerHandle, serve, spawn};

@@ -92,6 +92,34 @@ impl RpcKind {
     }
 }
 
+/// How much each `LegalMoves` call asks for (`LegalMovesRequest.detail`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LegalDetail {
+    /// Every field of every move (the API's default).
+    #[value(name = "full")]
+    Full,
+    /// Move texts only (`MOVE_DETAIL_UCI`).
+    #[value(name = "uci")]
+    Uci,
+}
+
+impl LegalDetail {
+    /// The name used on the command line and in the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            LegalDetail::Full => "full",
+            LegalDetail::Uci => "uci",
+        }
+    }
+
+    fn proto(self) -> pb::MoveDetail {
+        match self {
+            LegalDetail::Full => pb::MoveDetail::Full,
+            LegalDetail::Uci => pb::MoveDetail::Uci,
+        }
+    }
+}
+
 /// A weighted RPC mix, e.g. `legal_moves=70,apply_move=20,best_move=10`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mix(Vec<(RpcKind, u32)>);
@@ -169,6 +197,9 @@ pub struct LoadgenArgs {
     /// Variants to use, comma-separated (default: every variant the server lists).
     #[arg(long, value_delimiter = ',')]
     pub variants: Vec<String>,
+    /// What `LegalMoves` calls ask for: every field of every move, or move texts only.
+    #[arg(long, value_enum, default_value_t = LegalDetail::Full)]
+    pub legal_detail: LegalDetail,
     /// `BestMove` search time in milliseconds.
     #[arg(long, default_value_t = 100)]
     pub movetime_ms: u32,
@@ -246,6 +277,7 @@ struct Plan {
     samples: Vec<Sample>,
     rpc: RpcKind,
     mix: Mix,
+    legal_detail: pb::MoveDetail,
     movetime_ms: u32,
     deadline: Duration,
     token: Option<MetadataValue<tonic::metadata::Ascii>>,
@@ -485,6 +517,7 @@ async fn samples(
                     .legal_moves(request(
                         pb::LegalMovesRequest {
                             position: Some(position.clone()),
+                            ..Default::default()
                         },
                         SETUP_TIMEOUT,
                         token,
@@ -531,6 +564,7 @@ async fn one_call(
             .legal_moves(request(
                 pb::LegalMovesRequest {
                     position: Some(sample.position.clone()),
+                    detail: plan.legal_detail.into(),
                 },
                 plan.deadline,
                 token,
@@ -720,6 +754,7 @@ fn summarize(
     if let Value::Object(map) = &mut json {
         map.insert("target".into(), json!(args.target));
         map.insert("rpc".into(), json!(args.rpc.name()));
+        map.insert("legal_detail".into(), json!(args.legal_detail.name()));
         map.insert("mode".into(), json!(mode));
         map.insert("concurrency".into(), json!(args.concurrency));
         map.insert("rate".into(), json!(args.rate));
@@ -741,11 +776,13 @@ fn summarize(
     };
     let _ = writeln!(
         text,
-        "loadgen: {} against {} ({load}, {} connection(s), {} sample positions)",
+        "loadgen: {} against {} ({load}, {} connection(s), {} sample positions, legal_moves \
+         detail {})",
         args.rpc.name(),
         args.target,
         args.connections,
-        samples
+        samples,
+        args.legal_detail.name()
     );
     let _ = writeln!(
         text,
@@ -822,6 +859,7 @@ pub async fn run(args: &LoadgenArgs) -> Result<Summary, LoadgenError> {
         samples,
         rpc: args.rpc,
         mix: args.mix.clone(),
+        legal_detail: args.legal_detail.proto(),
         movetime_ms: args.movetime_ms,
         deadline: Duration::from_millis(args.deadline_ms),
         token,

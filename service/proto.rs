@@ -7,6 +7,9 @@
 
 tonic::include_proto!("chessvariants.engine.v1");
 
+/// Written by hand for speed (see [`crate::wire`]); re-exported so it sits with its siblings.
+pub use crate::wire::LegalMovesResponse;
+
 /// Encoded `FileDescriptorSet` of `proto/`, written by `build.rs`, served by reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/chessvariants_descriptor.bin"));

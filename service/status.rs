@@ -18,6 +18,7 @@ impl From<ServiceError> for Status {
             | ServiceError::MoveList { .. }
             | ServiceError::TooManyMoves { .. }
             | ServiceError::OutOfRange { .. }
+            | ServiceError::UnknownEnumValue { .. }
             | ServiceError::Missing(_) => Code::InvalidArgument,
             ServiceError::Busy { retry_after, .. } => {
                 let mut status = Status::resource_exhausted(err.to_string());

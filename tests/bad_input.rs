@@ -17,6 +17,7 @@ async fn legal_moves_error(position: pb::Position) -> (tonic::Status, common::Te
         .client
         .legal_moves(pb::LegalMovesRequest {
             position: Some(position),
+            ..Default::default()
         })
         .await
         .expect_err("must be rejected");
@@ -39,10 +40,32 @@ async fn missing_position_is_invalid_argument() {
     let mut s = start().await;
     let status = s
         .client
-        .legal_moves(pb::LegalMovesRequest { position: None })
+        .legal_moves(pb::LegalMovesRequest {
+            position: None,
+            ..Default::default()
+        })
         .await
         .expect_err("must be rejected");
     assert_status(&status, Code::InvalidArgument, &["position is required"]);
+    assert_still_serving(&mut s.client).await;
+}
+
+#[tokio::test]
+async fn unknown_move_detail_is_invalid_argument_naming_it() {
+    let mut s = start().await;
+    let status = s
+        .client
+        .legal_moves(pb::LegalMovesRequest {
+            position: start_of("chess"),
+            detail: 9,
+        })
+        .await
+        .expect_err("must be rejected");
+    assert_status(
+        &status,
+        Code::InvalidArgument,
+        &["detail = 9", "MoveDetail"],
+    );
     assert_still_serving(&mut s.client).await;
 }
 
@@ -74,6 +97,7 @@ async fn malformed_fens_are_invalid_argument_naming_the_problem() {
             .client
             .legal_moves(pb::LegalMovesRequest {
                 position: Some(position("chess", fen, &[])),
+                ..Default::default()
             })
             .await
             .expect_err(kind);
@@ -248,6 +272,7 @@ async fn an_oversized_request_is_rejected() {
         .client
         .legal_moves(pb::LegalMovesRequest {
             position: Some(position("chess", &huge_fen, &[])),
+            ..Default::default()
         })
         .await
         .expect_err("too large");

@@ -52,6 +52,7 @@ async fn chess_start_legal(client: &mut Client) -> HashSet<String> {
     client
         .legal_moves(pb::LegalMovesRequest {
             position: start_of("chess"),
+            ..Default::default()
         })
         .await
         .expect("legal moves")
@@ -204,6 +205,7 @@ async fn legal_moves_answers_while_every_search_slot_is_busy() {
             .client
             .legal_moves(pb::LegalMovesRequest {
                 position: start_of("chess"),
+                ..Default::default()
             })
             .await
             .expect("LegalMoves never waits behind searches")
@@ -301,6 +303,7 @@ async fn sigterm_during_load_answers_every_accepted_call_and_exits_zero() {
                     let result = client
                         .legal_moves(pb::LegalMovesRequest {
                             position: start_of("chess"),
+                            ..Default::default()
                         })
                         .await;
                     let failed = result.is_err();

@@ -114,6 +114,7 @@ async fn tls_channel(
 async fn legal_moves(channel: Channel, token: Option<&str>) -> Result<usize, tonic::Status> {
     let mut request = Request::new(pb::LegalMovesRequest {
         position: start_of("chess"),
+        ..Default::default()
     });
     request.set_timeout(Duration::from_secs(5));
     if let Some(token) = token {

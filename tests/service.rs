@@ -31,6 +31,7 @@ async fn legal_uci(
     client
         .legal_moves(pb::LegalMovesRequest {
             position: Some(position),
+            ..Default::default()
         })
         .await
         .expect("legal moves")
@@ -65,6 +66,7 @@ async fn every_rpc_answers_for_every_listed_variant() {
             .client
             .legal_moves(pb::LegalMovesRequest {
                 position: start_of(name),
+                ..Default::default()
             })
             .await
             .expect("legal moves")
@@ -229,6 +231,7 @@ async fn games_end_with_the_right_result_and_reason() {
                 .client
                 .legal_moves(pb::LegalMovesRequest {
                     position: Some(current.clone()),
+                    ..Default::default()
                 })
                 .await
                 .expect("legal moves")
@@ -258,6 +261,7 @@ async fn games_end_with_the_right_result_and_reason() {
             .client
             .legal_moves(pb::LegalMovesRequest {
                 position: Some(position(game.variant, game.fen, game.moves)),
+                ..Default::default()
             })
             .await
             .expect("legal moves")
@@ -278,6 +282,7 @@ async fn checkmated_side_is_in_check_and_has_no_moves() {
         .client
         .legal_moves(pb::LegalMovesRequest {
             position: Some(position("chess", "", FINISHED_GAMES[0].moves)),
+            ..Default::default()
         })
         .await
         .expect("legal moves")
@@ -657,6 +662,50 @@ async fn reflection_lists_the_game_engine_service_v1_and_v1alpha() {
     );
 }
 
+/// `MOVE_DETAIL_UCI` lists the same moves, in the same order, as text only; the FEN and status
+/// are those of the full answer. Checked on every variant's start and a finished game.
+#[tokio::test]
+async fn text_only_detail_lists_the_same_moves() {
+    let mut s = start().await;
+    let variants = s
+        .client
+        .list_variants(pb::ListVariantsRequest {})
+        .await
+        .expect("list variants")
+        .into_inner()
+        .variants;
+    let mut positions: Vec<_> = variants.iter().map(|v| start_of(&v.name)).collect();
+    positions.push(Some(position("chess", "", FINISHED_GAMES[0].moves)));
+    for position in positions {
+        let ask = |detail: pb::MoveDetail| pb::LegalMovesRequest {
+            position: position.clone(),
+            detail: detail.into(),
+        };
+        let mut answers = Vec::new();
+        for detail in [
+            pb::MoveDetail::Unspecified,
+            pb::MoveDetail::Full,
+            pb::MoveDetail::Uci,
+        ] {
+            answers.push(
+                s.client
+                    .legal_moves(ask(detail))
+                    .await
+                    .expect("legal moves")
+                    .into_inner(),
+            );
+        }
+        let [default, full, texts] = &answers[..] else {
+            unreachable!("three answers")
+        };
+        assert_eq!(default, full, "unspecified means full");
+        assert!(full.uci_moves.is_empty() && texts.moves.is_empty());
+        let listed: Vec<&str> = full.moves.iter().map(|m| m.uci.as_str()).collect();
+        assert_eq!(texts.uci_moves, listed, "{position:?}");
+        assert_eq!((&texts.fen, &texts.status), (&full.fen, &full.status));
+    }
+}
+
 #[tokio::test]
 async fn drops_and_relocations_are_described() {
     let mut s = start().await;
@@ -664,6 +713,7 @@ async fn drops_and_relocations_are_described() {
         .client
         .legal_moves(pb::LegalMovesRequest {
             position: start_of("orphic"),
+            ..Default::default()
         })
         .await
         .expect("orphic legal moves")

@@ -282,6 +282,7 @@ pub async fn make_calls(
                 variant: "no-such-variant".into(),
                 ..pb::Position::default()
             }),
+            ..Default::default()
         }))
         .await
         .expect_err("unknown variant");

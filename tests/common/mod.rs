@@ -72,6 +72,7 @@ pub async fn assert_still_serving(client: &mut GameEngineClient<Channel>) {
     let response = client
         .legal_moves(pb::LegalMovesRequest {
             position: start_of("chess"),
+            ..Default::default()
         })
         .await
         .expect("a good request after bad ones succeeds")
