@@ -65,7 +65,8 @@ impl Position {
     /// `"#"`, `"+"` or `""` for the legal move `m`, found by playing it on `self` and taking
     /// it back.
     fn check_suffix(&mut self, m: Move) -> &'static str {
-        if !self.variant.rules().may_give_check(self) {
+        // Most moves cannot check by their geometry alone; only the rest are played.
+        if !self.variant.rules().may_give_check(self) || !self.move_may_give_check(m) {
             return "";
         }
         self.play_unchecked(m);
