@@ -45,8 +45,6 @@ use crate::proto::{self as pb, game_engine_client::GameEngineClient};
 const MAX_DURATION_SECS: f64 = 600.0;
 /// Random walks per variant when building the position samples.
 const WALKS_PER_VARIANT: usize = 2;
-/// Plies per random walk: short, so positions stay realistic openings and early middlegames.
-const WALK_PLIES: usize = 10;
 /// Open loop: requests allowed in flight at once; beyond that a scheduled request is not sent
 /// (and counted as `not_sent`) so a dead server cannot make the generator grow without bound.
 const OPEN_LOOP_MAX_IN_FLIGHT: usize = 4096;
@@ -197,6 +195,11 @@ pub struct LoadgenArgs {
     /// Variants to use, comma-separated (default: every variant the server lists).
     #[arg(long, value_delimiter = ',')]
     pub variants: Vec<String>,
+    /// Plies per random walk when building the sample positions (every position along each
+    /// walk is a sample). The default keeps to openings and early middlegames; longer walks
+    /// reach later phases (for Orphic: past the drop phase).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=200))]
+    pub walk_plies: u32,
     /// What `LegalMoves` calls ask for: every field of every move, or move texts only.
     #[arg(long, value_enum, default_value_t = LegalDetail::Full)]
     pub legal_detail: LegalDetail,
@@ -512,7 +515,7 @@ async fn samples(
                 fen: String::new(),
                 moves: Vec::new(),
             };
-            for _ in 0..=WALK_PLIES {
+            for _ in 0..=args.walk_plies {
                 let legal: Vec<String> = client
                     .legal_moves(request(
                         pb::LegalMovesRequest {
@@ -755,6 +758,7 @@ fn summarize(
         map.insert("target".into(), json!(args.target));
         map.insert("rpc".into(), json!(args.rpc.name()));
         map.insert("legal_detail".into(), json!(args.legal_detail.name()));
+        map.insert("walk_plies".into(), json!(args.walk_plies));
         map.insert("mode".into(), json!(mode));
         map.insert("concurrency".into(), json!(args.concurrency));
         map.insert("rate".into(), json!(args.rate));

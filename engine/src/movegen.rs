@@ -154,55 +154,53 @@ impl Position {
 
     /// True when `m` is legal here.
     ///
-    /// A plain move of a non-king, non-pawn piece (most hash moves in the search) is decided by
-    /// generating that one piece's moves through the same masks as [`Position::generate`];
-    /// everything else generates every move. Either way the answer is exactly
-    /// `legal_moves().contains(&m)`.
+    /// Decided by running only the part of [`Position::generate`] that could produce `m`, through
+    /// the same masks: that one piece's moves, the pawns' moves, the king's moves (castling
+    /// included) or the drops of that kind onto that square. The search asks this of every
+    /// hash move and move parsing of every replayed move, so listing all 40-700 moves each time
+    /// would be wasted. Either way the answer is exactly `legal_moves().contains(&m)`.
     pub fn is_legal(&self, m: Move) -> bool {
+        let v = &*self.variant;
         let mut find = Find {
             want: m,
             found: false,
         };
-        if let MoveKind::Normal { from, .. } = m.kind()
-            && let Some(piece) = self.board[from.index()]
-            && piece.color() == self.side
-            && self.variant.kinds[piece.kind().index()].role == Role::Piece
-        {
-            let rules = self.variant.rules();
-            if rules.game_over_before_moves(self) {
-                return false;
-            }
-            let ctx = self.context(rules.quiet_moves_allowed(self));
-            if ctx.only_king {
-                return false;
-            }
-            self.piece_moves(
-                &ctx,
-                &self.variant.kinds[piece.kind().index()],
-                from,
-                &mut find,
-            );
-            // What `generate`'s rule filter would have done to this one move.
-            return find.found && (!rules.filters_moves(self) || rules.allows(self, m));
+        let rules = v.rules();
+        if rules.game_over_before_moves(self) {
+            return false;
         }
-        if let MoveKind::Drop { kind, to, .. } = m.kind()
-            && self.variant.drops.is_some()
-        {
-            // A drop is decided from its one kind and square: Orphic lists ~700 drops, and
-            // replaying a request's move list asked for each drop played.
-            let rules = self.variant.rules();
-            if rules.game_over_before_moves(self) {
-                return false;
-            }
-            let ctx = self.context(rules.quiet_moves_allowed(self));
-            if ctx.only_king {
+        let ctx = self.context(rules.quiet_moves_allowed(self));
+        if let MoveKind::Drop { kind, to, .. } = m.kind() {
+            if v.drops.is_none() || ctx.only_king {
                 return false;
             }
             self.drops(&ctx, Some((kind, to)), &mut find);
-            return find.found && (!rules.filters_moves(self) || rules.allows(self, m));
+        } else {
+            let Some(from) = m.from() else { return false };
+            let Some(piece) = self.board[from.index()].filter(|p| p.color() == self.side) else {
+                return false;
+            };
+            let info = &v.kinds[piece.kind().index()];
+            match info.role {
+                Role::RoyalKing => {
+                    // `generate` gives the king's moves only from the royal square.
+                    if ctx.king != Some(from) {
+                        return false;
+                    }
+                    self.king_moves(&ctx, from, &mut find);
+                }
+                _ if ctx.only_king => return false,
+                Role::Pawn => self.pawn_moves(&ctx, piece.kind(), &mut find),
+                Role::Piece => {
+                    if !matches!(m.kind(), MoveKind::Normal { .. }) {
+                        return false;
+                    }
+                    self.piece_moves(&ctx, info, from, &mut find);
+                }
+            }
         }
-        self.generate(&mut find);
-        find.found
+        // What `generate`'s rule filter would have done to this one move.
+        find.found && (!rules.filters_moves(self) || rules.allows(self, m))
     }
 
     /// Generates every legal move into `sink`.

@@ -94,9 +94,17 @@ fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
         .copied()
         .filter(|&s| pos.piece_at(s).is_some_and(|p| p.color() == mover))
         .collect();
+    let kinds = pos.variant().kind_count();
     for &from in &own {
-        for _ in 0..8 {
-            let m = Move::normal(from, squares[rng.below(squares.len())]);
+        for i in 0..12 {
+            let to = squares[rng.below(squares.len())];
+            // Mostly plain moves; also the special kinds, which only pawns and kings make.
+            let m = match i {
+                8 => Move::en_passant(from, to),
+                9 => Move::castle(from, to),
+                10 | 11 => Move::promotion(from, to, PieceKind(rng.below(kinds) as u8)),
+                _ => Move::normal(from, to),
+            };
             assert_eq!(
                 pos.is_legal(m),
                 moves.contains(&m),
@@ -106,7 +114,6 @@ fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
     }
     // The same for drops: random kinds onto random squares, with or without a relocation.
     if pos.variant().has_drops() {
-        let kinds = pos.variant().kind_count();
         for _ in 0..40 {
             let kind = PieceKind(rng.below(kinds) as u8);
             let to = squares[rng.below(squares.len())];

@@ -181,83 +181,49 @@ impl Position {
     pub fn parse_uci(&self, text: &str) -> Result<Move, MoveError> {
         let parsed = MoveText::parse(text, self.variant.size())?;
         let v = &*self.variant;
-        // A plain move of an ordinary piece (not a king: castling; not a pawn: promotion, en
-        // passant) can only be `Move::normal`; `is_legal` decides it without listing every
-        // move, which is what replaying a game's move list mostly asks.
-        if let MoveText::Board {
-            from,
-            to,
-            promotion: None,
-        } = parsed
-            && self
-                .piece_at(from)
-                .is_some_and(|p| v.kinds[p.kind().index()].role == crate::variant::Role::Piece)
-            && self.is_legal(Move::normal(from, to))
-        {
-            return Ok(Move::normal(from, to));
-        }
-        // A drop names its kind and squares in full; `is_legal` decides it from them.
-        if let MoveText::Drop {
-            letter,
-            to,
-            relocation,
-        } = parsed
-            && let Some(kind) = v.kind_by_letter(letter)
-        {
-            let m = Move::drop(kind, to, relocation);
-            return if self.is_legal(m) {
-                Ok(m)
-            } else {
-                Err(MoveError::Illegal {
-                    text: text.to_owned(),
-                    fen: self.fen(),
-                })
-            };
-        }
-        let found = self
-            .legal_moves()
+        // The text names its squares (and pieces) in full, so at most three moves can match it;
+        // `is_legal` decides each without listing every legal move (replaying a request's move
+        // list asks this for every move). Move texts are unique among the legal moves, so at
+        // most one candidate is legal.
+        let candidates: [Option<Move>; 3] = match parsed {
+            MoveText::Board {
+                from,
+                to,
+                promotion: Some(letter),
+            } => [
+                v.kind_by_letter(letter.to_ascii_uppercase())
+                    .map(|kind| Move::promotion(from, to, kind)),
+                None,
+                None,
+            ],
+            MoveText::Board {
+                from,
+                to,
+                promotion: None,
+            } => [
+                Some(Move::normal(from, to)),
+                Some(Move::en_passant(from, to)),
+                Some(Move::castle(from, to)),
+            ],
+            MoveText::Drop {
+                letter,
+                to,
+                relocation,
+            } => [
+                v.kind_by_letter(letter)
+                    .map(|kind| Move::drop(kind, to, relocation)),
+                None,
+                None,
+            ],
+        };
+        candidates
             .into_iter()
-            .find(|&m| match (parsed, m.kind()) {
-                (
-                    MoveText::Board {
-                        from,
-                        to,
-                        promotion: None,
-                    },
-                    MoveKind::Normal { from: f, to: t }
-                    | MoveKind::EnPassant { from: f, to: t }
-                    | MoveKind::Castle { from: f, to: t },
-                ) => (from, to) == (f, t),
-                (
-                    MoveText::Board {
-                        from,
-                        to,
-                        promotion: Some(p),
-                    },
-                    MoveKind::Promotion {
-                        from: f,
-                        to: t,
-                        kind,
-                    },
-                ) => (from, to) == (f, t) && v.piece(kind).letter.to_ascii_lowercase() == p,
-                (
-                    MoveText::Drop {
-                        letter,
-                        to,
-                        relocation,
-                    },
-                    MoveKind::Drop {
-                        kind,
-                        to: t,
-                        relocation: r,
-                    },
-                ) => v.piece(kind).letter == letter && to == t && relocation == r,
-                _ => false,
-            });
-        found.ok_or_else(|| MoveError::Illegal {
-            text: text.to_owned(),
-            fen: self.fen(),
-        })
+            .flatten()
+            .find(|&m| self.is_legal(m))
+            .ok_or_else(|| MoveError::Illegal {
+                text: text.to_owned(),
+                fen: self.fen(),
+            })
     }
 
     /// Parses move text (RULES.md notation) or SAN and checks legality.
