@@ -55,14 +55,21 @@ pub struct LegalMovesResponse {
     pub encoded_uci_moves: EncodedTexts,
 }
 
-/// Strings encoded as repeated field 4 (`uci_moves`) of `LegalMovesResponse`.
+/// Records of one repeated length-delimited field (number `FIELD`) of `LegalMovesResponse`,
+/// already encoded.
 #[derive(Clone, PartialEq, Default, Debug)]
-pub struct EncodedTexts {
+pub struct EncodedRecords<const FIELD: u32> {
     bytes: Vec<u8>,
     count: usize,
 }
 
-impl EncodedTexts {
+/// `Move` messages encoded as repeated field 1 (`moves`).
+pub type EncodedMoves = EncodedRecords<RESPONSE_MOVES>;
+
+/// Strings encoded as repeated field 4 (`uci_moves`).
+pub type EncodedTexts = EncodedRecords<RESPONSE_UCI_MOVES>;
+
+impl<const FIELD: u32> EncodedRecords<FIELD> {
     /// An empty list with room for `bytes` bytes.
     pub fn with_capacity(bytes: usize) -> Self {
         Self {
@@ -71,60 +78,26 @@ impl EncodedTexts {
         }
     }
 
-    /// Number of texts written.
+    /// Number of records written.
     pub fn len(&self) -> usize {
         self.count
     }
 
-    /// True when no text was written.
+    /// True when no record was written.
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
+}
 
+impl EncodedTexts {
     /// Appends one text (an empty one too: a repeated string keeps its empty elements).
     pub fn push(&mut self, text: &str) {
-        encode_key(
-            RESPONSE_UCI_MOVES,
-            WireType::LengthDelimited,
-            &mut self.bytes,
-        );
-        encode_varint(text.len() as u64, &mut self.bytes);
-        self.bytes.extend_from_slice(text.as_bytes());
+        write_str(RESPONSE_UCI_MOVES, text, &mut self.bytes);
         self.count += 1;
     }
 }
 
-/// `Move` messages encoded as repeated field 1 of `LegalMovesResponse`.
-#[derive(Clone, PartialEq, Default, Debug)]
-pub struct EncodedMoves {
-    bytes: Vec<u8>,
-    count: usize,
-}
-
 impl EncodedMoves {
-    /// An empty list with room for `bytes` bytes.
-    pub fn with_capacity(bytes: usize) -> Self {
-        Self {
-            bytes: Vec::with_capacity(bytes),
-            count: 0,
-        }
-    }
-
-    /// Number of moves written.
-    pub fn len(&self) -> usize {
-        self.count
-    }
-
-    /// True when no move was written.
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
-    /// The encoded records.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
     /// Appends one move, encoded as `pb::Move` would be (fields in number order, empty
     /// strings and false flags left out, as proto3 does).
     pub fn push(&mut self, d: &MoveDescriptionRef<'_>) {
@@ -139,14 +112,12 @@ impl EncodedMoves {
             (MOVE_PROMOTION, promotion),
             (MOVE_DROP, drop),
             (MOVE_RELOCATION, d.relocation),
-        ];
+        ]
+        .map(|(tag, s)| (tag, s.filter(|s| !s.is_empty())));
         let flags = [(MOVE_CAPTURE, d.capture), (MOVE_CHECK, d.check)];
         let len: usize = fields
             .iter()
-            .filter_map(|&(tag, s)| {
-                s.filter(|s| !s.is_empty())
-                    .map(|s| string_field_len(tag, s))
-            })
+            .filter_map(|&(tag, s)| s.map(|s| string_field_len(tag, s)))
             .sum::<usize>()
             + flags
                 .iter()
@@ -157,10 +128,8 @@ impl EncodedMoves {
         encode_key(RESPONSE_MOVES, WireType::LengthDelimited, buf);
         encode_varint(len as u64, buf);
         for (tag, s) in fields {
-            if let Some(s) = s.filter(|s| !s.is_empty()) {
-                encode_key(tag, WireType::LengthDelimited, buf);
-                encode_varint(s.len() as u64, buf);
-                buf.extend_from_slice(s.as_bytes());
+            if let Some(s) = s {
+                write_str(tag, s, buf);
             }
         }
         for (tag, on) in flags {
@@ -234,6 +203,15 @@ impl prost::Message for LegalMovesResponse {
         self.encoded_moves = EncodedMoves::default();
         self.encoded_uci_moves = EncodedTexts::default();
     }
+}
+
+/// Writes a string field: key, length prefix, bytes (what prost's `string::encode` writes,
+/// without needing a `String`).
+#[inline]
+fn write_str(tag: u32, s: &str, buf: &mut Vec<u8>) {
+    encode_key(tag, WireType::LengthDelimited, buf);
+    encode_varint(s.len() as u64, buf);
+    buf.extend_from_slice(s.as_bytes());
 }
 
 /// Length of a string field's key, length prefix and bytes.
