@@ -65,8 +65,9 @@ impl Position {
     /// `"#"`, `"+"` or `""` for the legal move `m`, found by playing it on `self` and taking
     /// it back.
     fn check_suffix(&mut self, m: Move) -> &'static str {
-        // Most moves cannot check by their geometry alone; only the rest are played.
-        if !self.variant.rules().may_give_check(self) || !self.move_may_give_check(m) {
+        // Most moves cannot check by their geometry alone (nor any move while the enemy king
+        // is still in the pocket); only the rest are played.
+        if !self.move_may_give_check(m) {
             return "";
         }
         self.play_unchecked(m);

@@ -109,17 +109,6 @@ impl RuleSet {
         }
     }
 
-    /// False when no move of the side to move can leave the opponent in check (per
-    /// [`RuleSet::in_check`]), so SAN can skip playing each move to find its `+`/`#`: in
-    /// royal-king variants a side whose king is still in the pocket cannot be in check, and
-    /// its opponent's move cannot put that king on the board.
-    pub fn may_give_check(self, pos: &Position) -> bool {
-        match self {
-            Self::Standard | Self::Orphic => pos.royal_square(!pos.side_to_move()).is_some(),
-            Self::Decima => true,
-        }
-    }
-
     /// Why the game ended when the side to move is in check (per [`RuleSet::in_check`]) and
     /// has no legal move: the variant's name for "checkmate".
     pub const fn unanswered_check(self) -> Termination {
