@@ -42,16 +42,21 @@ async fn legal_uci(
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_rpc_answers_for_every_listed_variant() {
-    let mut s = start().await;
-    let variants = s
-        .client
+async fn listed_variants(
+    client: &mut pb::game_engine_client::GameEngineClient<tonic::transport::Channel>,
+) -> Vec<pb::Variant> {
+    client
         .list_variants(pb::ListVariantsRequest {})
         .await
         .expect("list variants")
         .into_inner()
-        .variants;
+        .variants
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_rpc_answers_for_every_listed_variant() {
+    let mut s = start().await;
+    let variants = listed_variants(&mut s.client).await;
     assert!(variants.iter().any(|v| v.name == "chess"), "{variants:?}");
     for v in variants {
         let name = v.name.as_str();
@@ -667,13 +672,7 @@ async fn reflection_lists_the_game_engine_service_v1_and_v1alpha() {
 #[tokio::test]
 async fn text_only_detail_lists_the_same_moves() {
     let mut s = start().await;
-    let variants = s
-        .client
-        .list_variants(pb::ListVariantsRequest {})
-        .await
-        .expect("list variants")
-        .into_inner()
-        .variants;
+    let variants = listed_variants(&mut s.client).await;
     let mut positions: Vec<_> = variants.iter().map(|v| start_of(&v.name)).collect();
     positions.push(Some(position("chess", "", FINISHED_GAMES[0].moves)));
     for position in positions {
