@@ -160,43 +160,57 @@ impl Position {
     /// hash move and move parsing of every replayed move, so listing all 40-700 moves each time
     /// would be wasted. Either way the answer is exactly `legal_moves().contains(&m)`.
     pub fn is_legal(&self, m: Move) -> bool {
+        /// Where `m` could come from.
+        enum Source {
+            Drop(PieceKind, Square),
+            Board(Square, PieceKind),
+        }
         let v = &*self.variant;
-        let mut find = Find {
-            want: m,
-            found: false,
+        // Checked before the (costlier) context: move parsing tries candidates that mostly
+        // fail here.
+        let source = if let MoveKind::Drop { kind, to, .. } = m.kind() {
+            if v.drops.is_none() {
+                return false;
+            }
+            Source::Drop(kind, to)
+        } else {
+            let Some(from) = m.from() else { return false };
+            let Some(piece) = self.board[from.index()].filter(|p| p.color() == self.side) else {
+                return false;
+            };
+            // Plain pieces make plain moves only.
+            if v.kinds[piece.kind().index()].role == Role::Piece
+                && !matches!(m.kind(), MoveKind::Normal { .. })
+            {
+                return false;
+            }
+            Source::Board(from, piece.kind())
         };
         let rules = v.rules();
         if rules.game_over_before_moves(self) {
             return false;
         }
         let ctx = self.context(rules.quiet_moves_allowed(self));
-        if let MoveKind::Drop { kind, to, .. } = m.kind() {
-            if v.drops.is_none() || ctx.only_king {
-                return false;
+        let mut find = Find {
+            want: m,
+            found: false,
+        };
+        match source {
+            // `generate` gives the king's moves only from the royal square, and nothing else
+            // in double check.
+            Source::Board(from, kind) if v.kinds[kind.index()].role == Role::RoyalKing => {
+                if ctx.king != Some(from) {
+                    return false;
+                }
+                self.king_moves(&ctx, from, &mut find);
             }
-            self.drops(&ctx, Some((kind, to)), &mut find);
-        } else {
-            let Some(from) = m.from() else { return false };
-            let Some(piece) = self.board[from.index()].filter(|p| p.color() == self.side) else {
-                return false;
-            };
-            let info = &v.kinds[piece.kind().index()];
-            match info.role {
-                Role::RoyalKing => {
-                    // `generate` gives the king's moves only from the royal square.
-                    if ctx.king != Some(from) {
-                        return false;
-                    }
-                    self.king_moves(&ctx, from, &mut find);
-                }
-                _ if ctx.only_king => return false,
-                Role::Pawn => self.pawn_moves(&ctx, piece.kind(), &mut find),
-                Role::Piece => {
-                    if !matches!(m.kind(), MoveKind::Normal { .. }) {
-                        return false;
-                    }
-                    self.piece_moves(&ctx, info, from, &mut find);
-                }
+            _ if ctx.only_king => return false,
+            Source::Drop(kind, to) => self.drops(&ctx, Some((kind, to)), &mut find),
+            Source::Board(_, kind) if v.kinds[kind.index()].role == Role::Pawn => {
+                self.pawn_moves(&ctx, kind, &mut find);
+            }
+            Source::Board(from, kind) => {
+                self.piece_moves(&ctx, &v.kinds[kind.index()], from, &mut find);
             }
         }
         // What `generate`'s rule filter would have done to this one move.
