@@ -118,6 +118,107 @@ impl LegalDetail {
     }
 }
 
+/// How the generator reads `LegalMoves` answers (`--decode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Decode {
+    /// Walk every record with prost into one reused scratch `Move` (no allocation per move):
+    /// the generator shares the cores with the server on a one-machine test, and building
+    /// hundreds of `String`s per answer would measure the client's allocator, not the server.
+    #[value(name = "lean")]
+    Lean,
+    /// Build the whole generated message, as a typical client does.
+    #[value(name = "full")]
+    Full,
+}
+
+impl Decode {
+    /// The name used on the command line and in the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Decode::Lean => "lean",
+            Decode::Full => "full",
+        }
+    }
+}
+
+/// A `LegalMoves` answer read record by record without keeping the records (`--decode lean`):
+/// every `Move` is decoded by prost into one reused scratch message (so the wire format and
+/// the UTF-8 of every string are checked as in a full decode) and counted.
+///
+/// Decode-only: it encodes as an empty message (the generator never sends one).
+#[derive(Debug, Default)]
+pub struct LegalMovesTally {
+    /// Records in `moves` (the full answer).
+    pub moves: usize,
+    /// Records in `uci_moves` (the text-only answer).
+    pub uci_moves: usize,
+    /// Records without a move text (a wrong answer).
+    pub without_text: usize,
+    /// The answer's status.
+    pub status: Option<pb::GameStatus>,
+    fen: String,
+    scratch_move: pb::Move,
+    scratch_text: String,
+}
+
+impl LegalMovesTally {
+    /// True when the answer lists `expected` moves (in the field `detail` asks for), each with
+    /// its text, and carries a status.
+    pub fn is_right(&self, detail: pb::MoveDetail, expected: usize) -> bool {
+        let (listed, other) = match detail {
+            pb::MoveDetail::Uci => (self.uci_moves, self.moves),
+            pb::MoveDetail::Full | pb::MoveDetail::Unspecified => (self.moves, self.uci_moves),
+        };
+        listed == expected && other == 0 && self.without_text == 0 && self.status.is_some()
+    }
+}
+
+impl prost::Message for LegalMovesTally {
+    fn encode_raw(&self, _buf: &mut impl prost::bytes::BufMut) {}
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: prost::encoding::WireType,
+        buf: &mut impl prost::bytes::Buf,
+        ctx: prost::encoding::DecodeContext,
+    ) -> Result<(), prost::DecodeError> {
+        use prost::encoding::{message, skip_field, string};
+        // Field numbers of `LegalMovesResponse` in `proto/`.
+        match tag {
+            1 => {
+                self.scratch_move.clear();
+                message::merge(wire_type, &mut self.scratch_move, buf, ctx)?;
+                self.moves += 1;
+                self.without_text += usize::from(self.scratch_move.uci.is_empty());
+                Ok(())
+            }
+            2 => string::merge(wire_type, &mut self.fen, buf, ctx),
+            3 => message::merge(
+                wire_type,
+                self.status.get_or_insert_with(Default::default),
+                buf,
+                ctx,
+            ),
+            4 => {
+                string::merge(wire_type, &mut self.scratch_text, buf, ctx)?;
+                self.uci_moves += 1;
+                self.without_text += usize::from(self.scratch_text.is_empty());
+                Ok(())
+            }
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        0
+    }
+
+    fn clear(&mut self) {
+        *self = Self::default();
+    }
+}
+
 /// A weighted RPC mix, e.g. `legal_moves=70,apply_move=20,best_move=10`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mix(Vec<(RpcKind, u32)>);
@@ -203,6 +304,10 @@ pub struct LoadgenArgs {
     /// What `LegalMoves` calls ask for: every field of every move, or move texts only.
     #[arg(long, value_enum, default_value_t = LegalDetail::Full)]
     pub legal_detail: LegalDetail,
+    /// How `LegalMoves` answers are read. Every answer is checked either way: well-formed
+    /// records, each with its move text, as many as the sample has legal moves.
+    #[arg(long, value_enum, default_value_t = Decode::Lean)]
+    pub decode: Decode,
     /// `BestMove` search time in milliseconds.
     #[arg(long, default_value_t = 100)]
     pub movetime_ms: u32,
@@ -281,6 +386,7 @@ struct Plan {
     rpc: RpcKind,
     mix: Mix,
     legal_detail: pb::MoveDetail,
+    decode: Decode,
     movetime_ms: u32,
     deadline: Duration,
     token: Option<MetadataValue<tonic::metadata::Ascii>>,
@@ -309,6 +415,10 @@ struct Stats {
     best_answers: u64,
     /// ... of which the move is legal in the sent position.
     best_legal: u64,
+    /// `LegalMoves` answers read (status OK).
+    legal_answers: u64,
+    /// ... of which the content was wrong (see [`LegalMovesTally::is_right`]).
+    legal_wrong: u64,
 }
 
 impl Stats {
@@ -319,6 +429,8 @@ impl Stats {
             codes: BTreeMap::new(),
             best_answers: 0,
             best_legal: 0,
+            legal_answers: 0,
+            legal_wrong: 0,
         }
     }
 
@@ -333,6 +445,8 @@ impl Stats {
         }
         self.best_answers += other.best_answers;
         self.best_legal += other.best_legal;
+        self.legal_answers += other.legal_answers;
+        self.legal_wrong += other.legal_wrong;
     }
 
     fn requests(&self) -> u64 {
@@ -549,7 +663,7 @@ async fn samples(
 
 /// Sends one request and records it. `started` is when it was (or should have been) sent.
 async fn one_call(
-    client: &mut GameEngineClient<Channel>,
+    clients: &mut Clients,
     plan: &Plan,
     rng: &mut Rng,
     stats: &mut StatsByRpc,
@@ -562,18 +676,39 @@ async fn one_call(
     let sample = &plan.samples[pick_index(rng, plan.samples.len())];
     let token = plan.token.as_ref();
     let mut best: Option<bool> = None;
+    let mut legal_right: Option<bool> = None;
+    let client = &mut clients.typed;
     let result: Result<(), Status> = match kind {
-        RpcKind::LegalMoves => client
-            .legal_moves(request(
+        RpcKind::LegalMoves => {
+            let call = request(
                 pb::LegalMovesRequest {
                     position: Some(sample.position.clone()),
                     detail: plan.legal_detail.into(),
                 },
                 plan.deadline,
                 token,
-            ))
-            .await
-            .map(drop),
+            );
+            let expected = sample.legal.len();
+            match plan.decode {
+                Decode::Lean => lean_legal_moves(&mut clients.raw, call).await.map(|tally| {
+                    legal_right = Some(tally.is_right(plan.legal_detail, expected));
+                }),
+                Decode::Full => client.legal_moves(call).await.map(|answer| {
+                    let answer = answer.into_inner();
+                    let (listed, other) = match plan.legal_detail {
+                        pb::MoveDetail::Uci => (answer.uci_moves.len(), answer.moves.len()),
+                        _ => (answer.moves.len(), answer.uci_moves.len()),
+                    };
+                    legal_right = Some(
+                        listed == expected
+                            && other == 0
+                            && answer.moves.iter().all(|m| !m.uci.is_empty())
+                            && answer.uci_moves.iter().all(|t| !t.is_empty())
+                            && answer.status.is_some(),
+                    );
+                }),
+            }
+        }
         RpcKind::ApplyMove => {
             let mv = sample.legal[pick_index(rng, sample.legal.len())].clone();
             client
@@ -624,6 +759,43 @@ async fn one_call(
         entry.best_answers += 1;
         entry.best_legal += u64::from(legal);
     }
+    if let Some(right) = legal_right {
+        entry.legal_answers += 1;
+        entry.legal_wrong += u64::from(!right);
+    }
+}
+
+/// A worker's two views of one channel: the generated client, and the raw one
+/// [`lean_legal_moves`] calls with its own response type.
+#[derive(Debug)]
+struct Clients {
+    typed: GameEngineClient<Channel>,
+    raw: tonic::client::Grpc<Channel>,
+}
+
+impl Clients {
+    fn new(channel: &Channel) -> Self {
+        Clients {
+            typed: GameEngineClient::new(channel.clone()),
+            raw: tonic::client::Grpc::new(channel.clone()),
+        }
+    }
+}
+
+/// `LegalMoves`, read as a [`LegalMovesTally`] (`--decode lean`); the same call as the generated
+/// client's, with another response type.
+async fn lean_legal_moves(
+    grpc: &mut tonic::client::Grpc<Channel>,
+    call: Request<pb::LegalMovesRequest>,
+) -> Result<LegalMovesTally, Status> {
+    grpc.ready()
+        .await
+        .map_err(|e| Status::unavailable(format!("channel not ready: {e}")))?;
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static(
+        "/chessvariants.engine.v1.GameEngine/LegalMoves",
+    );
+    let codec = tonic_prost::ProstCodec::<pb::LegalMovesRequest, LegalMovesTally>::default();
+    Ok(grpc.unary(call, path, codec).await?.into_inner())
 }
 
 /// Closed loop: `concurrency` workers, each sending its next request when the last one answered.
@@ -636,12 +808,12 @@ async fn closed_loop(
     let mut workers = JoinSet::new();
     for i in 0..concurrency {
         let plan = Arc::clone(&plan);
-        let mut client = GameEngineClient::new(channels[i as usize % channels.len()].clone());
+        let mut clients = Clients::new(&channels[i as usize % channels.len()]);
         let mut rng = SplitMix64(seed ^ (u64::from(i) + 1).wrapping_mul(0xA24B_AED4_963E_E407));
         workers.spawn(async move {
             let mut stats = StatsByRpc::new();
             while plan.take() {
-                one_call(&mut client, &plan, &mut rng, &mut stats, Instant::now()).await;
+                one_call(&mut clients, &plan, &mut rng, &mut stats, Instant::now()).await;
             }
             stats
         });
@@ -679,11 +851,11 @@ async fn open_loop(
             continue;
         };
         let plan = Arc::clone(&plan);
-        let mut client = GameEngineClient::new(channels[sent as usize % channels.len()].clone());
+        let mut clients = Clients::new(&channels[sent as usize % channels.len()]);
         let mut rng = SplitMix64(seed ^ (sent + 1).wrapping_mul(0xA24B_AED4_963E_E407));
         calls.spawn(async move {
             let mut stats = StatsByRpc::new();
-            one_call(&mut client, &plan, &mut rng, &mut stats, scheduled).await;
+            one_call(&mut clients, &plan, &mut rng, &mut stats, scheduled).await;
             drop(permit);
             stats
         });
@@ -733,6 +905,8 @@ fn stats_json(stats: &Stats, elapsed: f64) -> Value {
         "codes": stats.codes,
         "best_move_answers": stats.best_answers,
         "best_move_legal": stats.best_legal,
+        "legal_moves_answers": stats.legal_answers,
+        "legal_moves_wrong": stats.legal_wrong,
     })
 }
 
@@ -759,6 +933,7 @@ fn summarize(
         map.insert("rpc".into(), json!(args.rpc.name()));
         map.insert("legal_detail".into(), json!(args.legal_detail.name()));
         map.insert("walk_plies".into(), json!(args.walk_plies));
+        map.insert("decode".into(), json!(args.decode.name()));
         map.insert("mode".into(), json!(mode));
         map.insert("concurrency".into(), json!(args.concurrency));
         map.insert("rate".into(), json!(args.rate));
@@ -824,6 +999,15 @@ fn summarize(
             best.best_answers, best.best_legal
         );
     }
+    if let Some(legal) = per_rpc.get(&RpcKind::LegalMoves) {
+        let _ = writeln!(
+            text,
+            "  legal_moves: {} answers checked ({} decode), {} wrong",
+            legal.legal_answers,
+            args.decode.name(),
+            legal.legal_wrong
+        );
+    }
     Summary { json, text }
 }
 
@@ -864,6 +1048,7 @@ pub async fn run(args: &LoadgenArgs) -> Result<Summary, LoadgenError> {
         rpc: args.rpc,
         mix: args.mix.clone(),
         legal_detail: args.legal_detail.proto(),
+        decode: args.decode,
         movetime_ms: args.movetime_ms,
         deadline: Duration::from_millis(args.deadline_ms),
         token,
@@ -977,6 +1162,41 @@ mod tests {
         assert!(validate(&parse(&["--duration", "601"])).is_err());
         assert!(validate(&parse(&["--duration", "0"])).is_err());
         assert!(validate(&parse(&["--duration", "600"])).is_ok());
+    }
+
+    /// The lean read counts the records of a real answer, checks them, and spots a wrong one.
+    #[test]
+    fn lean_read_checks_legal_moves_answers() {
+        use prost::Message as _;
+        use variant_engine::{Position, Registry};
+        let orphic = Position::new(Registry::builtin().get("orphic").expect("orphic"));
+        let count = orphic.legal_moves().len();
+        let full = crate::convert::legal_moves_response(&orphic, pb::MoveDetail::Full);
+        let tally = LegalMovesTally::decode(full.encode_to_vec().as_slice()).expect("decodes");
+        assert_eq!(
+            (tally.moves, tally.uci_moves, tally.without_text),
+            (count, 0, 0)
+        );
+        assert!(tally.is_right(pb::MoveDetail::Full, count));
+        assert!(!tally.is_right(pb::MoveDetail::Full, count - 1));
+        assert!(!tally.is_right(pb::MoveDetail::Uci, count));
+
+        let texts = crate::convert::legal_moves_response(&orphic, pb::MoveDetail::Uci);
+        let tally = LegalMovesTally::decode(texts.encode_to_vec().as_slice()).expect("decodes");
+        assert!(tally.is_right(pb::MoveDetail::Uci, count));
+
+        // A move without its text, and a record cut short.
+        let mut bad = crate::wire::LegalMovesResponse::default();
+        bad.moves.push(pb::Move {
+            san: "e4".into(),
+            ..pb::Move::default()
+        });
+        bad.status = full.status;
+        let tally = LegalMovesTally::decode(bad.encode_to_vec().as_slice()).expect("decodes");
+        assert_eq!(tally.without_text, 1);
+        assert!(!tally.is_right(pb::MoveDetail::Full, 1));
+        let bytes = full.encode_to_vec();
+        assert!(LegalMovesTally::decode(&bytes[..bytes.len() / 2]).is_err());
     }
 
     #[test]
