@@ -94,13 +94,13 @@ impl Game {
                 max: caps.max_moves,
             });
         }
-        let variant = registry.get(&variant)?;
         let mut pos = if fen.is_empty() {
-            Position::new(variant)
+            registry.start_position(&variant)?
         } else {
-            Position::from_fen(variant, &fen)?
+            Position::from_fen(registry.get(&variant)?, &fen)?
         };
         let mut played = Vec::with_capacity(moves.len());
+        let mut normal = String::new();
         for (index, text) in moves.into_iter().enumerate() {
             let m = pos
                 .parse_move(&text)
@@ -109,7 +109,11 @@ impl Game {
                     text: text.clone(),
                     source,
                 })?;
-            played.push(pos.uci(m));
+            // Clients mostly send the normalised text already: keep their string then rather
+            // than allocating a new one per replayed move.
+            normal.clear();
+            pos.write_uci(m, &mut normal);
+            played.push(if normal == text { text } else { normal.clone() });
             pos.play(m);
         }
         Ok(Game {

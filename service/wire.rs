@@ -14,8 +14,7 @@
 use prost::DecodeError;
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{
-    DecodeContext, WireType, encode_key, encode_varint, encoded_len_varint, key_len, message,
-    skip_field, string,
+    DecodeContext, WireType, encode_key, encode_varint, message, skip_field, string,
 };
 use variant_engine::MoveDescriptionRef;
 
@@ -97,97 +96,84 @@ impl EncodedTexts {
     }
 }
 
-/// Room for one encoded `Move` on the fast path: a record whose length fits in one byte.
-const SHORT_RECORD: usize = 127;
-
 impl EncodedMoves {
     /// Appends one move, encoded as `pb::Move` would be (fields in number order, empty
     /// strings and false flags left out, as proto3 does).
+    ///
+    /// Written straight into the buffer with one-byte keys (fields 1-9) and, in practice,
+    /// one-byte lengths; the record's length byte is filled in afterwards. Going through
+    /// prost's generic key and varint writers per field was about a tenth of a `LegalMoves`
+    /// call's server CPU.
     pub fn push(&mut self, d: &MoveDescriptionRef<'_>) {
         let (mut promotion_buf, mut drop_buf) = ([0u8; 4], [0u8; 4]);
-        let promotion = d.promotion.map(|c| &*c.encode_utf8(&mut promotion_buf));
-        let drop = d.drop.map(|c| &*c.encode_utf8(&mut drop_buf));
-        let fields: [(u32, Option<&str>); 7] = [
-            (MOVE_UCI, Some(d.uci)),
-            (MOVE_SAN, Some(d.san)),
-            (MOVE_FROM, d.from),
-            (MOVE_TO, Some(d.to)),
-            (MOVE_PROMOTION, promotion),
-            (MOVE_DROP, drop),
-            (MOVE_RELOCATION, d.relocation),
-        ]
-        .map(|(tag, s)| (tag, s.filter(|s| !s.is_empty())));
-        let flags = [(MOVE_CAPTURE, d.capture), (MOVE_CHECK, d.check)];
-        if !self.push_short(&fields, flags) {
-            self.push_general(&fields, flags);
-        }
-        self.count += 1;
-    }
-
-    /// The common case, written into a stack buffer and appended at once: every key (fields
-    /// 1-9), string length and the record's own length fit in one byte, so no varint work is
-    /// needed. Moves are 10-40 bytes; this path was about a tenth of a `LegalMoves` call's
-    /// server CPU when it went through prost's generic key and varint writers per field.
-    /// Returns false, writing nothing, when the record is too long for one length byte.
-    #[inline]
-    fn push_short(&mut self, fields: &[(u32, Option<&str>); 7], flags: [(u32, bool); 2]) -> bool {
-        let mut record = [0u8; SHORT_RECORD];
-        let mut len = 0;
-        for &(tag, s) in fields {
-            let Some(s) = s else { continue };
-            let end = len + 2 + s.len();
-            if end > SHORT_RECORD {
-                return false;
-            }
-            record[len] = (tag << 3) as u8 | WireType::LengthDelimited as u8;
-            record[len + 1] = s.len() as u8;
-            record[len + 2..end].copy_from_slice(s.as_bytes());
-            len = end;
-        }
-        for (tag, on) in flags {
-            if on {
-                if len + 2 > SHORT_RECORD {
-                    return false;
-                }
-                record[len] = (tag << 3) as u8 | WireType::Varint as u8;
-                record[len + 1] = 1;
-                len += 2;
-            }
-        }
+        let promotion = d
+            .promotion
+            .map_or("", |c| &*c.encode_utf8(&mut promotion_buf));
+        let drop = d.drop.map_or("", |c| &*c.encode_utf8(&mut drop_buf));
+        let from = d.from.unwrap_or("");
+        let relocation = d.relocation.unwrap_or("");
         let buf = &mut self.bytes;
-        buf.reserve(len + 2);
-        buf.push((RESPONSE_MOVES << 3) as u8 | WireType::LengthDelimited as u8);
-        buf.push(len as u8);
-        buf.extend_from_slice(&record[..len]);
-        true
-    }
-
-    /// Any record, through prost's key and varint writers.
-    fn push_general(&mut self, fields: &[(u32, Option<&str>); 7], flags: [(u32, bool); 2]) {
-        let len: usize = fields
-            .iter()
-            .filter_map(|&(tag, s)| s.map(|s| string_field_len(tag, s)))
-            .sum::<usize>()
-            + flags
-                .iter()
-                .filter(|(_, on)| *on)
-                .map(|&(tag, _)| key_len(tag) + 1)
-                .sum::<usize>();
-        let buf = &mut self.bytes;
-        encode_key(RESPONSE_MOVES, WireType::LengthDelimited, buf);
-        encode_varint(len as u64, buf);
-        for &(tag, s) in fields {
-            if let Some(s) = s {
-                write_str(tag, s, buf);
-            }
-        }
-        for (tag, on) in flags {
+        // Keys and lengths of up to seven strings and two flags, and the strings.
+        buf.reserve(
+            22 + d.uci.len()
+                + d.san.len()
+                + from.len()
+                + d.to.len()
+                + promotion.len()
+                + drop.len()
+                + relocation.len(),
+        );
+        buf.push(key_byte(RESPONSE_MOVES, WireType::LengthDelimited));
+        let len_at = buf.len();
+        buf.push(0);
+        put_str(buf, MOVE_UCI, d.uci);
+        put_str(buf, MOVE_SAN, d.san);
+        put_str(buf, MOVE_FROM, from);
+        put_str(buf, MOVE_TO, d.to);
+        put_str(buf, MOVE_PROMOTION, promotion);
+        put_str(buf, MOVE_DROP, drop);
+        put_str(buf, MOVE_RELOCATION, relocation);
+        for (tag, on) in [(MOVE_CAPTURE, d.capture), (MOVE_CHECK, d.check)] {
             if on {
-                encode_key(tag, WireType::Varint, buf);
+                buf.push(key_byte(tag, WireType::Varint));
                 buf.push(1);
             }
         }
+        let len = buf.len() - len_at - 1;
+        if let Ok(byte) = u8::try_from(len)
+            && byte < 0x80
+        {
+            buf[len_at] = byte;
+        } else {
+            // A record of 128 bytes or more (no real move): its length needs more varint bytes.
+            let body = buf.split_off(len_at + 1);
+            buf.truncate(len_at);
+            encode_varint(len as u64, buf);
+            buf.extend_from_slice(&body);
+        }
+        self.count += 1;
     }
+}
+
+/// The one-byte key of field `tag` (below 16) with `wire_type`.
+#[inline]
+const fn key_byte(tag: u32, wire_type: WireType) -> u8 {
+    ((tag << 3) | wire_type as u32) as u8
+}
+
+/// Writes a non-empty string field with a one-byte key; proto3 leaves empty strings out.
+#[inline]
+fn put_str(buf: &mut Vec<u8>, tag: u32, s: &str) {
+    if s.is_empty() {
+        return;
+    }
+    buf.push(key_byte(tag, WireType::LengthDelimited));
+    if s.len() < 0x80 {
+        buf.push(s.len() as u8);
+    } else {
+        encode_varint(s.len() as u64, buf);
+    }
+    buf.extend_from_slice(s.as_bytes());
 }
 
 impl prost::Message for LegalMovesResponse {
@@ -260,12 +246,6 @@ fn write_str(tag: u32, s: &str, buf: &mut Vec<u8>) {
     encode_key(tag, WireType::LengthDelimited, buf);
     encode_varint(s.len() as u64, buf);
     buf.extend_from_slice(s.as_bytes());
-}
-
-/// Length of a string field's key, length prefix and bytes.
-#[inline]
-fn string_field_len(tag: u32, s: &str) -> usize {
-    key_len(tag) + encoded_len_varint(s.len() as u64) + s.len()
 }
 
 #[cfg(test)]

@@ -544,6 +544,9 @@ pub struct UnknownVariant {
 #[derive(Debug, Clone)]
 pub struct Registry {
     variants: Vec<Arc<Variant>>,
+    /// Each variant's start position, parsed once: most service requests start from it, and
+    /// parsing the start FEN was about half of building a request's position.
+    starts: Vec<crate::Position>,
 }
 
 impl Registry {
@@ -552,8 +555,28 @@ impl Registry {
         let variants = builtin::all()
             .into_iter()
             .map(|spec| spec.validate().expect("built-in variant specs are valid"))
+            .collect::<Vec<_>>();
+        let starts = variants
+            .iter()
+            .map(|v| crate::Position::new(Arc::clone(v)))
             .collect();
-        Self { variants }
+        Self { variants, starts }
+    }
+
+    /// The start position of the variant called `name` (case-insensitive): the same as
+    /// `Position::new(registry.get(name)?)`, without parsing the start FEN again.
+    ///
+    /// # Errors
+    /// [`UnknownVariant`] listing the known names.
+    pub fn start_position(&self, name: &str) -> Result<crate::Position, UnknownVariant> {
+        self.variants
+            .iter()
+            .position(|v| v.name().eq_ignore_ascii_case(name))
+            .map(|i| self.starts[i].clone())
+            .ok_or_else(|| UnknownVariant {
+                name: name.to_owned(),
+                known: self.names().join(", "),
+            })
     }
 
     /// The variant called `name` (case-insensitive).
@@ -593,6 +616,13 @@ mod tests {
         assert_eq!(r.get("OPULENT").unwrap().name(), "opulent");
         let err = r.get("nope").unwrap_err().to_string();
         assert!(err.contains("nope") && err.contains("opulent"), "{err}");
+        let err = r.start_position("nope").unwrap_err().to_string();
+        assert!(err.contains("nope") && err.contains("opulent"), "{err}");
+        for v in r.iter() {
+            let start = r.start_position(&v.name().to_uppercase()).unwrap();
+            assert_eq!(start, crate::Position::new(Arc::clone(v)), "{}", v.name());
+            assert_eq!(start.fen(), v.start_fen(), "{}", v.name());
+        }
     }
 
     #[test]
