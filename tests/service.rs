@@ -302,7 +302,8 @@ async fn apply_move_accepts_san_and_returns_uci() {
     let applied = s
         .client
         .apply_move(pb::ApplyMoveRequest {
-            position: Some(position("chess", "", &["e2e4"])),
+            // The replayed list is normalised too: SAN and text already normal alike.
+            position: Some(position("chess", "", &["e4", "c7c5", "Nf3"])),
             r#move: "Nf6".into(),
         })
         .await
@@ -315,7 +316,7 @@ async fn apply_move_accepts_san_and_returns_uci() {
     );
     assert_eq!(
         applied.position.expect("position").moves,
-        vec!["e2e4", "g8f6"]
+        vec!["e2e4", "c7c5", "g1f3", "g8f6"]
     );
 }
 
