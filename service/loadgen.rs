@@ -162,6 +162,18 @@ pub struct LegalMovesTally {
 }
 
 impl LegalMovesTally {
+    /// The same tally of an answer decoded in full (`--decode full`).
+    pub fn of(answer: &crate::wire::LegalMovesResponse) -> Self {
+        LegalMovesTally {
+            moves: answer.moves.len(),
+            uci_moves: answer.uci_moves.len(),
+            without_text: answer.moves.iter().filter(|m| m.uci.is_empty()).count()
+                + answer.uci_moves.iter().filter(|t| t.is_empty()).count(),
+            status: answer.status,
+            ..LegalMovesTally::default()
+        }
+    }
+
     /// True when the answer lists `expected` moves (in the field `detail` asks for), each with
     /// its text, and carries a status.
     pub fn is_right(&self, detail: pb::MoveDetail, expected: usize) -> bool {
@@ -694,18 +706,8 @@ async fn one_call(
                     legal_right = Some(tally.is_right(plan.legal_detail, expected));
                 }),
                 Decode::Full => client.legal_moves(call).await.map(|answer| {
-                    let answer = answer.into_inner();
-                    let (listed, other) = match plan.legal_detail {
-                        pb::MoveDetail::Uci => (answer.uci_moves.len(), answer.moves.len()),
-                        _ => (answer.moves.len(), answer.uci_moves.len()),
-                    };
-                    legal_right = Some(
-                        listed == expected
-                            && other == 0
-                            && answer.moves.iter().all(|m| !m.uci.is_empty())
-                            && answer.uci_moves.iter().all(|t| !t.is_empty())
-                            && answer.status.is_some(),
-                    );
+                    let tally = LegalMovesTally::of(answer.get_ref());
+                    legal_right = Some(tally.is_right(plan.legal_detail, expected));
                 }),
             }
         }
@@ -1179,6 +1181,14 @@ mod tests {
         );
         assert!(tally.is_right(pb::MoveDetail::Full, count));
         assert!(!tally.is_right(pb::MoveDetail::Full, count - 1));
+        let decoded = crate::wire::LegalMovesResponse::decode(full.encode_to_vec().as_slice())
+            .expect("decodes");
+        let of_full = LegalMovesTally::of(&decoded);
+        assert_eq!(
+            (of_full.moves, of_full.uci_moves, of_full.without_text),
+            (count, 0, 0)
+        );
+        assert!(of_full.is_right(pb::MoveDetail::Full, count));
         assert!(!tally.is_right(pb::MoveDetail::Uci, count));
 
         let texts = crate::convert::legal_moves_response(&orphic, pb::MoveDetail::Uci);
@@ -1195,6 +1205,7 @@ mod tests {
         let tally = LegalMovesTally::decode(bad.encode_to_vec().as_slice()).expect("decodes");
         assert_eq!(tally.without_text, 1);
         assert!(!tally.is_right(pb::MoveDetail::Full, 1));
+        assert_eq!(LegalMovesTally::of(&bad).without_text, 1);
         let bytes = full.encode_to_vec();
         assert!(LegalMovesTally::decode(&bytes[..bytes.len() / 2]).is_err());
     }

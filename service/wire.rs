@@ -13,9 +13,7 @@
 
 use prost::DecodeError;
 use prost::bytes::{Buf, BufMut};
-use prost::encoding::{
-    DecodeContext, WireType, encode_key, encode_varint, message, skip_field, string,
-};
+use prost::encoding::{DecodeContext, WireType, encode_varint, message, skip_field, string};
 use variant_engine::MoveDescriptionRef;
 
 use crate::proto as pb;
@@ -161,19 +159,12 @@ const fn key_byte(tag: u32, wire_type: WireType) -> u8 {
     ((tag << 3) | wire_type as u32) as u8
 }
 
-/// Writes a non-empty string field with a one-byte key; proto3 leaves empty strings out.
+/// Writes a string field of a message, left out when empty as proto3 does.
 #[inline]
 fn put_str(buf: &mut Vec<u8>, tag: u32, s: &str) {
-    if s.is_empty() {
-        return;
+    if !s.is_empty() {
+        write_str(tag, s, buf);
     }
-    buf.push(key_byte(tag, WireType::LengthDelimited));
-    if s.len() < 0x80 {
-        buf.push(s.len() as u8);
-    } else {
-        encode_varint(s.len() as u64, buf);
-    }
-    buf.extend_from_slice(s.as_bytes());
 }
 
 impl prost::Message for LegalMovesResponse {
@@ -239,12 +230,17 @@ impl prost::Message for LegalMovesResponse {
     }
 }
 
-/// Writes a string field: key, length prefix, bytes (what prost's `string::encode` writes,
-/// without needing a `String`).
+/// Writes a string field, even an empty one (a repeated string keeps its empty elements): a
+/// one-byte key (every field here is below 16), the length (one byte in practice) and the
+/// bytes, what prost's `string::encode` writes, without needing a `String`.
 #[inline]
 fn write_str(tag: u32, s: &str, buf: &mut Vec<u8>) {
-    encode_key(tag, WireType::LengthDelimited, buf);
-    encode_varint(s.len() as u64, buf);
+    buf.push(key_byte(tag, WireType::LengthDelimited));
+    if s.len() < 0x80 {
+        buf.push(s.len() as u8);
+    } else {
+        encode_varint(s.len() as u64, buf);
+    }
     buf.extend_from_slice(s.as_bytes());
 }
 

@@ -569,14 +569,7 @@ impl Registry {
     /// # Errors
     /// [`UnknownVariant`] listing the known names.
     pub fn start_position(&self, name: &str) -> Result<crate::Position, UnknownVariant> {
-        self.variants
-            .iter()
-            .position(|v| v.name().eq_ignore_ascii_case(name))
-            .map(|i| self.starts[i].clone())
-            .ok_or_else(|| UnknownVariant {
-                name: name.to_owned(),
-                known: self.names().join(", "),
-            })
+        self.index_of(name).map(|i| self.starts[i].clone())
     }
 
     /// The variant called `name` (case-insensitive).
@@ -584,10 +577,14 @@ impl Registry {
     /// # Errors
     /// [`UnknownVariant`] listing the known names.
     pub fn get(&self, name: &str) -> Result<Arc<Variant>, UnknownVariant> {
+        self.index_of(name).map(|i| Arc::clone(&self.variants[i]))
+    }
+
+    /// Where the variant called `name` (case-insensitive) is in the registry.
+    fn index_of(&self, name: &str) -> Result<usize, UnknownVariant> {
         self.variants
             .iter()
-            .find(|v| v.name().eq_ignore_ascii_case(name))
-            .cloned()
+            .position(|v| v.name().eq_ignore_ascii_case(name))
             .ok_or_else(|| UnknownVariant {
                 name: name.to_owned(),
                 known: self.names().join(", "),
