@@ -96,8 +96,11 @@ impl GameEngine for GameEngineService {
         let deadline = deadline(&request);
         let pb::BestMoveRequest { position, limits } = request.into_inner();
         let pos = self.game(position)?.position;
-        let limits = convert::limits(&self.caps, limits)?;
-        let result = self.pool.best_move(pos.clone(), limits, deadline).await?;
+        let (limits, options) = convert::limits(&self.caps, limits)?;
+        let result = self
+            .pool
+            .best_move(pos.clone(), limits, options, deadline)
+            .await?;
         tracing::info!(
             depth = result.depth,
             nodes = result.nodes,
@@ -116,8 +119,11 @@ impl GameEngine for GameEngineService {
         let deadline = deadline(&request);
         let pb::AnalyzeRequest { position, limits } = request.into_inner();
         let pos = self.game(position)?.position;
-        let limits = convert::limits(&self.caps, limits)?;
-        let analysis = self.pool.analyze(pos.clone(), limits, deadline).await?;
+        let (limits, options) = convert::limits(&self.caps, limits)?;
+        let analysis = self
+            .pool
+            .analyze(pos.clone(), limits, options, deadline)
+            .await?;
         let stream = analysis.map(move |event| {
             let update = match event? {
                 AnalysisEvent::Info(info) => {

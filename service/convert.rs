@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, Features, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, Score,
-    SearchInfo, SearchResult, StopReason, Termination, Variant,
+    Color, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, Score, SearchInfo,
+    SearchOptions, SearchResult, StopReason, Termination, Variant,
 };
 
 use crate::{
@@ -171,11 +171,12 @@ fn in_range<T: Copy + Into<u64>>(
     }
 }
 
-/// Validates search limits against the caps; 0 means "not set" (see the .proto).
+/// Validates search limits against the caps; 0 means "not set" (see the .proto). The skill
+/// level is not a limit: it comes back in the search options.
 ///
 /// # Errors
 /// [`ServiceError::OutOfRange`] naming the field, its value and the allowed range.
-pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<Limits> {
+pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<(Limits, SearchOptions)> {
     let pb::Limits {
         depth,
         nodes,
@@ -211,7 +212,7 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<Limits> 
     let skill_level = skill_level
         .map(|s| in_range("limits.skill_level", s, 0, MAX_SKILL_LEVEL))
         .transpose()?;
-    Ok(Limits {
+    let limits = Limits {
         depth,
         nodes,
         movetime: Some(Duration::from_millis(u64::from(movetime_ms))),
@@ -219,10 +220,12 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<Limits> 
         infinite: false,
         threads: threads as usize,
         multipv: multipv as usize,
+    };
+    let options = SearchOptions {
         skill_level: skill_level.map(|s| s as u8),
-        seed: 0,
-        features: Features::default(),
-    })
+        ..SearchOptions::default()
+    };
+    Ok((limits, options))
 }
 
 /// Validates a perft depth (1..=cap).
@@ -553,7 +556,8 @@ mod tests {
 
     #[test]
     fn unset_limits_get_the_default_movetime() {
-        let l = limits(&caps(), None).expect("defaults are valid");
+        let (l, options) = limits(&caps(), None).expect("defaults are valid");
+        assert_eq!(options, SearchOptions::default());
         assert_eq!(l.depth, None);
         assert_eq!(l.movetime, Some(Duration::from_secs(1)));
         assert_eq!((l.threads, l.multipv), (1, 1));

@@ -20,7 +20,9 @@ use std::{
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio_stream::Stream;
-use variant_engine::{Limits, PoolConfig, Position, SearchInfo, SearchPool, SearchResult};
+use variant_engine::{
+    Limits, PoolConfig, Position, SearchInfo, SearchOptions, SearchPool, SearchResult,
+};
 
 use crate::{
     error::{ServiceError, ServiceResult},
@@ -325,6 +327,7 @@ impl EnginePool {
         &self,
         position: Position,
         limits: Limits,
+        options: SearchOptions,
         deadline: Option<Instant>,
     ) -> ServiceResult<SearchResult> {
         // The search runs on another thread: hand it the RPC span so its span nests under it.
@@ -333,7 +336,7 @@ impl EnginePool {
         self.start_threads(deadline, threads, move |search, stop, budget| {
             let limits = cap_movetime(limits, budget);
             metrics.observe(&parent, &limits, || {
-                search.search(&position, &limits, stop, &mut |_| {})
+                search.search(&position, &limits, &options, stop, &mut |_| {})
             })
         })
         .await?
@@ -349,6 +352,7 @@ impl EnginePool {
         &self,
         position: Position,
         limits: Limits,
+        options: SearchOptions,
         deadline: Option<Instant>,
     ) -> ServiceResult<Analysis> {
         let (info_tx, infos) = mpsc::channel(INFO_BUFFER);
@@ -358,7 +362,7 @@ impl EnginePool {
             .start_threads(deadline, threads, move |search, stop, budget| {
                 let limits = cap_movetime(limits, budget);
                 metrics.observe(&parent, &limits, || {
-                    search.search(&position, &limits, stop, &mut |info| {
+                    search.search(&position, &limits, &options, stop, &mut |info| {
                         // Never block the search on a slow client: drop the update if the buffer
                         // is full. The final result travels on its own channel, never dropped.
                         let _ = info_tx.try_send(info.clone());
@@ -522,8 +526,13 @@ mod tests {
             ..Limits::default()
         };
         let (a, b) = tokio::join!(
-            pool.best_move(Position::new(Arc::clone(&chess)), limits.clone(), None),
-            pool.best_move(Position::new(chess), limits, None),
+            pool.best_move(
+                Position::new(Arc::clone(&chess)),
+                limits.clone(),
+                SearchOptions::default(),
+                None
+            ),
+            pool.best_move(Position::new(chess), limits, SearchOptions::default(), None),
         );
         assert!(a.expect("first").best_move.is_some());
         assert!(b.expect("second").best_move.is_some());

@@ -81,7 +81,7 @@ fn apply_move(request: pb::ApplyMoveRequest) -> Result<pb::ApplyMoveResponse, St
 fn best_move(request: pb::BestMoveRequest) -> Result<pb::BestMoveResponse, Status> {
     let pb::BestMoveRequest { position, limits } = request;
     let pos = Game::from_proto(&REGISTRY, &CAPS, position)?.position;
-    let mut limits = convert::limits(&CAPS, limits)?;
+    let (mut limits, options) = convert::limits(&CAPS, limits)?;
     // Nodes, not time, bound the search: deterministic and fast whatever the request asked.
     limits.nodes = Some(
         limits
@@ -91,7 +91,13 @@ fn best_move(request: pb::BestMoveRequest) -> Result<pb::BestMoveResponse, Statu
     limits.movetime = None;
     limits.threads = 1;
     let search = SEARCH.lock().unwrap_or_else(PoisonError::into_inner);
-    let result = search.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+    let result = search.search(
+        &pos,
+        &limits,
+        &options,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    );
     Ok(convert::best_move(&pos, &result))
 }
 

@@ -18,7 +18,6 @@
 // One audited exception: the huge-page advice for the transposition table (`tt.rs`).
 #![deny(unsafe_code)]
 
-pub mod bench;
 pub mod bitboard;
 pub mod eval;
 pub mod geometry;
@@ -30,12 +29,11 @@ pub mod perft;
 pub mod piece;
 pub mod position;
 pub mod rng;
+pub mod samples;
 pub mod search;
-pub mod selfplay;
 pub mod status;
 pub mod threads;
 pub mod tt;
-pub mod uci;
 pub mod variant;
 
 pub use bitboard::Bitboard;
@@ -49,8 +47,10 @@ pub use notation::{
 pub use perft::{divide, perft, perft_copy_make};
 pub use piece::{ByColor, Color, Piece, PieceKind};
 pub use position::Position;
+pub use samples::{bench_positions, random_playout};
 pub use search::{
-    Clock, Features, Limits, PoolConfig, Score, SearchInfo, SearchPool, SearchResult, StopReason,
+    Clock, Features, Limits, PoolConfig, Score, SearchInfo, SearchOptions, SearchOptionsError,
+    SearchPool, SearchResult, StopReason,
 };
 pub use status::{GameStatus, Termination};
 pub use variant::{

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use variant_engine::search::{Limits, PoolConfig, Score, SearchPool, StopReason};
+use variant_engine::search::{Limits, PoolConfig, Score, SearchOptions, SearchPool, StopReason};
 use variant_engine::{Position, Registry};
 
 fn pool() -> SearchPool {
@@ -129,7 +129,13 @@ fn finds_forced_mates() {
                 threads,
                 ..limits.clone()
             };
-            let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+            let r = pool().search(
+                &pos,
+                &limits,
+                &SearchOptions::default(),
+                &AtomicBool::new(false),
+                &mut |_| {},
+            );
             assert_eq!(r.score, Score::Mate(n), "{variant} {fen}: {r:?}");
             assert_eq!(r.stop_reason, StopReason::Mate, "{variant} {fen}");
             if let Some(first) = first {
@@ -138,9 +144,21 @@ fn finds_forced_mates() {
         }
         // Being mated is reported as a negative mate from the loser's side.
         let mut after = pos.clone();
-        let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+        let r = pool().search(
+            &pos,
+            &limits,
+            &SearchOptions::default(),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
         after.play(r.best_move.unwrap());
-        let r2 = pool().search(&after, &limits, &AtomicBool::new(false), &mut |_| {});
+        let r2 = pool().search(
+            &after,
+            &limits,
+            &SearchOptions::default(),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
         if n == 1 {
             assert_eq!(r2.best_move, None, "{variant} {fen}");
             assert_eq!(r2.stop_reason, StopReason::NoMoves);
@@ -162,7 +180,8 @@ fn stops_promptly_and_still_returns_a_legal_move() {
     };
     let pool = pool();
     let (r, latency) = std::thread::scope(|s| {
-        let h = s.spawn(|| pool.search(&pos, &limits, &stop, &mut |_| {}));
+        let h =
+            s.spawn(|| pool.search(&pos, &limits, &SearchOptions::default(), &stop, &mut |_| {}));
         std::thread::sleep(Duration::from_millis(200));
         let t = Instant::now();
         stop.store(true, Ordering::Relaxed);
@@ -182,7 +201,15 @@ fn fixed_depth_single_thread_search_is_deterministic() {
             depth: Some(6),
             ..Limits::default()
         };
-        let run = || pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+        let run = || {
+            pool().search(
+                &pos,
+                &limits,
+                &SearchOptions::default(),
+                &AtomicBool::new(false),
+                &mut |_| {},
+            )
+        };
         let (a, b) = (run(), run());
         assert_eq!(a.nodes, b.nodes, "{}", v.name());
         assert_eq!(a.best_move, b.best_move, "{}", v.name());
@@ -201,9 +228,15 @@ fn reports_one_info_per_iteration_and_line() {
         ..Limits::default()
     };
     let mut infos = Vec::new();
-    let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |i| {
-        infos.push(i.clone());
-    });
+    let r = pool().search(
+        &pos,
+        &limits,
+        &SearchOptions::default(),
+        &AtomicBool::new(false),
+        &mut |i| {
+            infos.push(i.clone());
+        },
+    );
     assert_eq!(infos.len(), 4 * 3);
     for (i, info) in infos.iter().enumerate() {
         assert_eq!(info.depth as usize, i / 3 + 1);
@@ -231,6 +264,7 @@ fn node_and_time_limits_end_the_search() {
             nodes: Some(5_000),
             ..Limits::default()
         },
+        &SearchOptions::default(),
         &AtomicBool::new(false),
         &mut |_| {},
     );
@@ -243,6 +277,7 @@ fn node_and_time_limits_end_the_search() {
             movetime: Some(Duration::from_millis(100)),
             ..Limits::default()
         },
+        &SearchOptions::default(),
         &AtomicBool::new(false),
         &mut |_| {},
     );
@@ -258,6 +293,7 @@ fn a_stop_flag_set_before_the_search_still_yields_a_legal_move() {
         let r = pool().search(
             &pos,
             &Limits::default(),
+            &SearchOptions::default(),
             &AtomicBool::new(true),
             &mut |_| {},
         );
@@ -273,14 +309,20 @@ fn a_stop_flag_set_before_the_search_still_yields_a_legal_move() {
 #[test]
 fn skill_levels_are_deterministic_given_the_seed() {
     let pos = Position::new(Registry::builtin().get("opulent").unwrap());
-    let limits = |seed| Limits {
+    let options = |seed| SearchOptions {
         skill_level: Some(3),
         seed,
-        ..Limits::default()
+        ..SearchOptions::default()
     };
     let run = |seed| {
         pool()
-            .search(&pos, &limits(seed), &AtomicBool::new(false), &mut |_| {})
+            .search(
+                &pos,
+                &Limits::default(),
+                &options(seed),
+                &AtomicBool::new(false),
+                &mut |_| {},
+            )
             .best_move
     };
     assert_eq!(run(7), run(7));
@@ -294,7 +336,7 @@ fn skill_levels_are_deterministic_given_the_seed() {
 mod random_positions {
     use super::*;
     use proptest::prelude::*;
-    use variant_engine::bench::random_playout;
+    use variant_engine::random_playout;
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
@@ -313,7 +355,7 @@ mod random_positions {
             let v = variants[variant % variants.len()].clone();
             let pos = random_playout(Position::new(v), plies, seed);
             let limits = Limits { nodes: Some(nodes), threads, ..Limits::default() };
-            let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+            let r = pool().search(&pos, &limits, &SearchOptions::default(), &AtomicBool::new(false), &mut |_| {});
             let legal = pos.legal_moves();
             match r.best_move {
                 Some(m) => {
@@ -346,7 +388,15 @@ fn the_pool_can_be_shared_between_threads() {
             .map(|_| {
                 let pool = pool.clone();
                 let (pos, limits) = (pos.clone(), limits.clone());
-                s.spawn(move || pool.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {}))
+                s.spawn(move || {
+                    pool.search(
+                        &pos,
+                        &limits,
+                        &SearchOptions::default(),
+                        &AtomicBool::new(false),
+                        &mut |_| {},
+                    )
+                })
             })
             .collect();
         for h in handles {

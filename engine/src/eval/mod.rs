@@ -689,7 +689,7 @@ mod tests {
         let registry = Registry::builtin();
         for v in registry.iter() {
             let e = Evaluator::new(v, EvalTerms::default());
-            let mut positions: Vec<Position> = crate::bench::positions(&registry)
+            let mut positions: Vec<Position> = crate::samples::bench_positions(&registry)
                 .into_iter()
                 .filter(|p| p.variant().name() == v.name())
                 .collect();
@@ -697,7 +697,7 @@ mod tests {
             // the tenth rank, Orphic kings still in the pocket or dropped.
             for seed in 1..=12 {
                 for plies in [6, 20, 45] {
-                    positions.push(crate::bench::random_playout(
+                    positions.push(crate::samples::random_playout(
                         Position::new(v.clone()),
                         plies,
                         seed,

@@ -7,13 +7,19 @@
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;
-//! use variant_engine::search::{Limits, PoolConfig, SearchPool};
+//! use variant_engine::search::{Limits, PoolConfig, SearchOptions, SearchPool};
 //! use variant_engine::{Position, Registry};
 //!
 //! let pool = SearchPool::new(PoolConfig { hash_mb: 1 });
 //! let pos = Position::new(Registry::builtin().get("opulent").unwrap());
 //! let limits = Limits { depth: Some(3), ..Limits::default() };
-//! let result = pool.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+//! let result = pool.search(
+//!     &pos,
+//!     &limits,
+//!     &SearchOptions::default(),
+//!     &AtomicBool::new(false),
+//!     &mut |_| {},
+//! );
 //! assert!(pos.legal_moves().contains(&result.best_move.unwrap()));
 //! ```
 //!
@@ -23,6 +29,7 @@
 //! [`time::DEFAULT_MOVETIME`], whichever comes first.
 
 pub mod alphabeta;
+pub mod options;
 pub mod ordering;
 pub mod qsearch;
 pub mod time;
@@ -31,7 +38,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::eval::{EvalTerms, Evaluator};
+use crate::eval::Evaluator;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::threads::{MAX_PLY, RootMove, Shared, ThreadData, run_lazy_smp};
@@ -40,6 +47,8 @@ use crate::tt::TranspositionTable;
 use self::alphabeta::{is_decided, search_root, terminal_score};
 use self::ordering::{AllMoves, score_moves};
 use self::time::{DEFAULT_DEPTH, TimeManager};
+
+pub use self::options::{Features, SearchOptions, SearchOptionsError};
 
 /// Score of a checkmate at the root (mate in n plies scores `MATE - n`).
 pub const MATE: i32 = 32_000;
@@ -61,43 +70,6 @@ impl Default for PoolConfig {
     }
 }
 
-/// Search features that can be switched off, for self-play comparisons. All on by default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Features {
-    /// Transposition-table probes and stores.
-    pub tt: bool,
-    /// Null-move pruning.
-    pub null_move: bool,
-    /// Late-move reductions.
-    pub lmr: bool,
-    /// Reverse futility, futility and late-move pruning, internal iterative reduction.
-    pub pruning: bool,
-    /// Aspiration windows.
-    pub aspiration: bool,
-    /// Check extensions.
-    pub check_extension: bool,
-    /// Quiet moves a rule family's quiescence hook selects (Decima: moves onto the tenth
-    /// rank); see [`ordering::quiet_tactical_hook`].
-    pub quiet_hook: bool,
-    /// Evaluation terms.
-    pub eval: EvalTerms,
-}
-
-impl Default for Features {
-    fn default() -> Self {
-        Self {
-            tt: true,
-            null_move: true,
-            lmr: true,
-            pruning: true,
-            aspiration: true,
-            check_extension: true,
-            quiet_hook: true,
-            eval: EvalTerms::default(),
-        }
-    }
-}
-
 /// What bounds a search.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
@@ -115,12 +87,6 @@ pub struct Limits {
     pub threads: usize,
     /// Number of best lines to report; 0 or 1 = one line.
     pub multipv: usize,
-    /// Playing strength 0..=20; `None` (or 20) = full strength.
-    pub skill_level: Option<u8>,
-    /// Seed for the skill level's random choice (the search is deterministic given it).
-    pub seed: u64,
-    /// Search features (all on by default).
-    pub features: Features,
 }
 
 /// A game clock.
@@ -269,7 +235,7 @@ impl SearchPool {
         self.tt.clear();
     }
 
-    /// Searches `pos` within `limits`.
+    /// Searches `pos` within `limits`, playing as `options` say.
     ///
     /// Blocking; runs on the caller's thread plus `limits.threads - 1` helper threads (Lazy
     /// SMP sharing the table). Returns promptly (within a few ms) after `stop` is set, with
@@ -279,13 +245,14 @@ impl SearchPool {
         &self,
         pos: &Position,
         limits: &Limits,
+        options: &SearchOptions,
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         let _guard = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
         let start = Instant::now();
         self.tt.new_search();
-        let features = limits.features;
+        let features = options.features;
         let shared = Shared {
             tt: &self.tt,
             evaluator: Evaluator::new(pos.variant(), features.eval),
@@ -296,7 +263,7 @@ impl SearchPool {
             features,
             lmr: alphabeta::lmr_table(),
         };
-        let skill = limits.skill_level.filter(|&l| l < 20);
+        let skill = options.skill_level.filter(|&l| l < 20);
         let no_limit = limits.depth.is_none()
             && limits.nodes.is_none()
             && limits.movetime.is_none()
@@ -379,7 +346,7 @@ impl SearchPool {
             .collect();
         let (best, best_score) = match plan.skill {
             Some(level) => {
-                let pick = skill_pick(&outcome.lines, level, limits.seed);
+                let pick = skill_pick(&outcome.lines, level, options.seed);
                 (pick.0, pick.1)
             }
             None => outcome
