@@ -21,7 +21,7 @@ use std::{
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio_stream::Stream;
 use variant_engine::{
-    Limits, PoolConfig, Position, SearchInfo, SearchOptions, SearchPool, SearchResult,
+    Limits, Position, SearchInfo, SearchOptions, SearchResult, Searcher, SearcherConfig,
 };
 
 use crate::{
@@ -60,9 +60,9 @@ pub struct PoolSettings {
 /// Runs CPU-bound jobs on dedicated threads with admission control.
 #[derive(Debug)]
 pub struct EnginePool {
-    /// Idle engine search pools, one per slot: an engine `SearchPool` owns one transposition
+    /// Idle searchers, one per slot: an engine `Searcher` owns one transposition
     /// table and runs one search at a time, so each concurrent search needs its own.
-    idle: Arc<Mutex<Vec<SearchPool>>>,
+    idle: Arc<Mutex<Vec<Searcher>>>,
     permits: Arc<Semaphore>,
     waiting: AtomicUsize,
     settings: PoolSettings,
@@ -86,8 +86,8 @@ impl Drop for StopOnDrop {
 
 /// A slot in use: an admission permit plus an engine search pool, returned on drop.
 struct Slot {
-    search: Option<SearchPool>,
-    idle: Arc<Mutex<Vec<SearchPool>>>,
+    search: Option<Searcher>,
+    idle: Arc<Mutex<Vec<Searcher>>>,
     // Declared last so it is released after `drop` has put the search pool back: whoever gets
     // the permit next then always finds an idle pool.
     _permit: OwnedSemaphorePermit,
@@ -183,7 +183,7 @@ impl EnginePool {
         let slots = settings.slots.max(1);
         let idle = (0..slots)
             .map(|_| {
-                SearchPool::new(PoolConfig {
+                Searcher::new(SearcherConfig {
                     hash_mb: settings.hash_mb,
                 })
             })
@@ -272,7 +272,7 @@ impl EnginePool {
     pub async fn start<T, F>(&self, deadline: Option<Instant>, job: F) -> ServiceResult<Running<T>>
     where
         T: Send + 'static,
-        F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
+        F: FnOnce(&Searcher, &AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
         self.start_threads(deadline, 1, job).await
     }
@@ -289,7 +289,7 @@ impl EnginePool {
     ) -> ServiceResult<Running<T>>
     where
         T: Send + 'static,
-        F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
+        F: FnOnce(&Searcher, &AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
         let slot = self.admit(threads).await?;
         let budget = match deadline {

@@ -10,7 +10,7 @@ use std::sync::{LazyLock, Mutex, PoisonError, atomic::AtomicBool};
 
 use prost::Message as _;
 use tonic::Status;
-use variant_engine::{PoolConfig, Registry, SearchPool, divide, perft};
+use variant_engine::{Registry, Searcher, SearcherConfig, divide, perft};
 
 use crate::{
     config::Config,
@@ -34,8 +34,8 @@ static CAPS: LazyLock<Caps> = LazyLock::new(|| {
     caps.default_threads = 1;
     caps
 });
-static SEARCH: LazyLock<Mutex<SearchPool>> =
-    LazyLock::new(|| Mutex::new(SearchPool::new(PoolConfig { hash_mb: 1 })));
+static SEARCH: LazyLock<Mutex<Searcher>> =
+    LazyLock::new(|| Mutex::new(Searcher::new(SearcherConfig { hash_mb: 1 })));
 
 /// Decodes `data` as `LegalMovesRequest`, `ApplyMoveRequest`, `BestMoveRequest` and
 /// `PerftRequest` in turn and handles every one that decodes. Returns how many were answered

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use variant_engine::{Limits, PoolConfig, Registry, SearchOptions, SearchPool, bench_positions};
+use variant_engine::{Limits, Registry, SearchOptions, Searcher, SearcherConfig, bench_positions};
 
 /// Default bench depth.
 pub const BENCH_DEPTH: u32 = 11;
@@ -22,12 +22,12 @@ pub fn run(registry: &Registry, depth: u32, out: &mut impl Write) -> io::Result<
     let mut nodes = 0;
     let mut time = Duration::ZERO;
     for (i, pos) in bench_positions(registry).iter().enumerate() {
-        let pool = SearchPool::new(PoolConfig { hash_mb: 16 });
+        let searcher = Searcher::new(SearcherConfig { hash_mb: 16 });
         let limits = Limits {
             depth: Some(depth),
             ..Limits::default()
         };
-        let r = pool.search(pos, &limits, &SearchOptions::default(), &stop, &mut |_| {});
+        let r = searcher.search(pos, &limits, &SearchOptions::default(), &stop, &mut |_| {});
         nodes += r.nodes;
         time += r.time;
         writeln!(

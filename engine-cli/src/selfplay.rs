@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use variant_engine::{
-    Color, GameStatus, Limits, PoolConfig, Position, Score, SearchOptions, SearchPool, Variant,
+    Color, GameStatus, Limits, Position, Score, SearchOptions, Searcher, SearcherConfig, Variant,
     random_playout,
 };
 
@@ -102,9 +102,9 @@ fn play_game(
     cfg: &MatchConfig,
     seed: u64,
 ) -> Outcome {
-    let pools = [
-        SearchPool::new(PoolConfig { hash_mb: 16 }),
-        SearchPool::new(PoolConfig { hash_mb: 16 }),
+    let searchers = [
+        Searcher::new(SearcherConfig { hash_mb: 16 }),
+        Searcher::new(SearcherConfig { hash_mb: 16 }),
     ];
     let stop = AtomicBool::new(false);
     let mut pos = opening.clone();
@@ -130,7 +130,7 @@ fn play_game(
             MoveLimit::Depth(d) => limits.depth = Some(d),
             MoveLimit::Nodes(n) => limits.nodes = Some(n),
         }
-        let r = pools[side.index()].search(&pos, &limits, &options, &stop, &mut |_| {});
+        let r = searchers[side.index()].search(&pos, &limits, &options, &stop, &mut |_| {});
         let Some(m) = r.best_move else {
             return Outcome::Draw;
         };

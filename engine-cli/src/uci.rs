@@ -15,8 +15,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use variant_engine::{
-    Clock, Color, Limits, PoolConfig, Position, Registry, Score, SearchInfo, SearchOptions,
-    SearchPool, Square, Variant, divide, perft,
+    Clock, Color, Limits, Position, Registry, Score, SearchInfo, SearchOptions, Searcher,
+    SearcherConfig, Square, Variant, divide, perft,
 };
 
 /// Default transposition-table size in MiB.
@@ -74,7 +74,7 @@ pub struct UciSession<W: Write + Send + 'static> {
     position: Position,
     out: Out<W>,
     shared_out: Arc<Mutex<W>>,
-    pool: Arc<SearchPool>,
+    searcher: Arc<Searcher>,
     threads: usize,
     multipv: usize,
     skill: Option<u8>,
@@ -102,7 +102,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             position,
             out: Out(shared_out.clone()),
             shared_out,
-            pool: Arc::new(SearchPool::new(PoolConfig {
+            searcher: Arc::new(Searcher::new(SearcherConfig {
                 hash_mb: DEFAULT_HASH_MB,
             })),
             threads: 1,
@@ -184,7 +184,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             "isready" => writeln!(self.out, "readyok")?,
             "ucinewgame" => {
                 self.stop_search();
-                self.pool.clear();
+                self.searcher.clear();
                 self.position = Position::new(self.variant.clone());
             }
             "setoption" => {
@@ -231,7 +231,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             },
             (Some("Hash"), Some(value)) => match value.parse::<usize>() {
                 Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
-                    self.pool = Arc::new(SearchPool::new(PoolConfig { hash_mb: mb }));
+                    self.searcher = Arc::new(Searcher::new(SearcherConfig { hash_mb: mb }));
                 }
                 _ => writeln!(self.out, "info string invalid Hash value {value:?}")?,
             },
@@ -312,7 +312,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             ..SearchOptions::default()
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let pool = self.pool.clone();
+        let searcher = self.searcher.clone();
         let pos = self.position.clone();
         let out = self.shared_out.clone();
         let flag = stop.clone();
@@ -321,7 +321,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             .stack_size(16 << 20)
             .spawn(move || {
                 let mut out = Out(out);
-                let result = pool.search(&pos, &limits, &options, &flag, &mut |info| {
+                let result = searcher.search(&pos, &limits, &options, &flag, &mut |info| {
                     let _ = writeln!(out, "{}", info_line(&pos, info));
                     let _ = out.flush();
                 });

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use variant_engine::{Limits, PoolConfig, Registry, SearchOptions, SearchPool, bench_positions};
+use variant_engine::{Limits, Registry, SearchOptions, Searcher, SearcherConfig, bench_positions};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,12 +27,12 @@ fn main() {
         let mut nodes = 0;
         let mut time = std::time::Duration::ZERO;
         for pos in &positions {
-            let pool = SearchPool::new(PoolConfig { hash_mb: 16 });
+            let searcher = Searcher::new(SearcherConfig { hash_mb: 16 });
             let limits = Limits {
                 depth: Some(depth),
                 ..Limits::default()
             };
-            let r = pool.search(pos, &limits, &options, &AtomicBool::new(false), &mut |_| {});
+            let r = searcher.search(pos, &limits, &options, &AtomicBool::new(false), &mut |_| {});
             nodes += r.nodes;
             time += r.time;
         }

@@ -30,10 +30,8 @@ pub mod piece;
 pub mod position;
 pub mod rng;
 pub mod samples;
-pub mod search;
+mod search;
 pub mod status;
-pub mod threads;
-pub mod tt;
 pub mod variant;
 
 pub use bitboard::Bitboard;
@@ -49,8 +47,8 @@ pub use piece::{ByColor, Color, Piece, PieceKind};
 pub use position::Position;
 pub use samples::{bench_positions, random_playout};
 pub use search::{
-    Clock, Features, Limits, PoolConfig, Score, SearchInfo, SearchOptions, SearchOptionsError,
-    SearchPool, SearchResult, StopReason,
+    Clock, Features, Limits, Score, SearchInfo, SearchOptions, SearchOptionsError, SearchResult,
+    Searcher, SearcherConfig, StopReason,
 };
 pub use status::{GameStatus, Termination};
 pub use variant::{

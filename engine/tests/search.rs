@@ -4,11 +4,11 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use variant_engine::search::{Limits, PoolConfig, Score, SearchOptions, SearchPool, StopReason};
+use variant_engine::{Limits, Score, SearchOptions, Searcher, SearcherConfig, StopReason};
 use variant_engine::{Position, Registry};
 
-fn pool() -> SearchPool {
-    SearchPool::new(PoolConfig { hash_mb: 4 })
+fn searcher() -> Searcher {
+    Searcher::new(SearcherConfig { hash_mb: 4 })
 }
 
 fn position(variant: &str, fen: &str) -> Position {
@@ -129,7 +129,7 @@ fn finds_forced_mates() {
                 threads,
                 ..limits.clone()
             };
-            let r = pool().search(
+            let r = searcher().search(
                 &pos,
                 &limits,
                 &SearchOptions::default(),
@@ -144,7 +144,7 @@ fn finds_forced_mates() {
         }
         // Being mated is reported as a negative mate from the loser's side.
         let mut after = pos.clone();
-        let r = pool().search(
+        let r = searcher().search(
             &pos,
             &limits,
             &SearchOptions::default(),
@@ -152,7 +152,7 @@ fn finds_forced_mates() {
             &mut |_| {},
         );
         after.play(r.best_move.unwrap());
-        let r2 = pool().search(
+        let r2 = searcher().search(
             &after,
             &limits,
             &SearchOptions::default(),
@@ -178,10 +178,11 @@ fn stops_promptly_and_still_returns_a_legal_move() {
         threads: 2,
         ..Limits::default()
     };
-    let pool = pool();
+    let searcher = searcher();
     let (r, latency) = std::thread::scope(|s| {
-        let h =
-            s.spawn(|| pool.search(&pos, &limits, &SearchOptions::default(), &stop, &mut |_| {}));
+        let h = s.spawn(|| {
+            searcher.search(&pos, &limits, &SearchOptions::default(), &stop, &mut |_| {})
+        });
         std::thread::sleep(Duration::from_millis(200));
         let t = Instant::now();
         stop.store(true, Ordering::Relaxed);
@@ -202,7 +203,7 @@ fn fixed_depth_single_thread_search_is_deterministic() {
             ..Limits::default()
         };
         let run = || {
-            pool().search(
+            searcher().search(
                 &pos,
                 &limits,
                 &SearchOptions::default(),
@@ -228,7 +229,7 @@ fn reports_one_info_per_iteration_and_line() {
         ..Limits::default()
     };
     let mut infos = Vec::new();
-    let r = pool().search(
+    let r = searcher().search(
         &pos,
         &limits,
         &SearchOptions::default(),
@@ -258,7 +259,7 @@ fn reports_one_info_per_iteration_and_line() {
 #[test]
 fn node_and_time_limits_end_the_search() {
     let pos = Position::new(Registry::builtin().get("opulent").unwrap());
-    let r = pool().search(
+    let r = searcher().search(
         &pos,
         &Limits {
             nodes: Some(5_000),
@@ -271,7 +272,7 @@ fn node_and_time_limits_end_the_search() {
     assert_eq!(r.stop_reason, StopReason::Nodes);
     assert!(r.nodes >= 5_000 && r.nodes < 5_000 + 2_048, "{}", r.nodes);
     let t = Instant::now();
-    let r = pool().search(
+    let r = searcher().search(
         &pos,
         &Limits {
             movetime: Some(Duration::from_millis(100)),
@@ -290,7 +291,7 @@ fn node_and_time_limits_end_the_search() {
 fn a_stop_flag_set_before_the_search_still_yields_a_legal_move() {
     for v in Registry::builtin().iter() {
         let pos = Position::new(v.clone());
-        let r = pool().search(
+        let r = searcher().search(
             &pos,
             &Limits::default(),
             &SearchOptions::default(),
@@ -315,7 +316,7 @@ fn skill_levels_are_deterministic_given_the_seed() {
         ..SearchOptions::default()
     };
     let run = |seed| {
-        pool()
+        searcher()
             .search(
                 &pos,
                 &Limits::default(),
@@ -355,7 +356,7 @@ mod random_positions {
             let v = variants[variant % variants.len()].clone();
             let pos = random_playout(Position::new(v), plies, seed);
             let limits = Limits { nodes: Some(nodes), threads, ..Limits::default() };
-            let r = pool().search(&pos, &limits, &SearchOptions::default(), &AtomicBool::new(false), &mut |_| {});
+            let r = searcher().search(&pos, &limits, &SearchOptions::default(), &AtomicBool::new(false), &mut |_| {});
             let legal = pos.legal_moves();
             match r.best_move {
                 Some(m) => {
@@ -373,11 +374,11 @@ mod random_positions {
 }
 
 #[test]
-fn the_pool_can_be_shared_between_threads() {
+fn the_searcher_can_be_shared_between_threads() {
     fn assert_send_sync<T: Send + Sync>() {}
-    assert_send_sync::<SearchPool>();
-    // Two searches on one shared pool from two threads: the second waits for the first.
-    let pool = std::sync::Arc::new(pool());
+    assert_send_sync::<Searcher>();
+    // Two searches on one shared searcher from two threads: the second waits for the first.
+    let searcher = std::sync::Arc::new(searcher());
     let pos = Position::new(Registry::builtin().get("chess").unwrap());
     let limits = Limits {
         depth: Some(5),
@@ -386,10 +387,10 @@ fn the_pool_can_be_shared_between_threads() {
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..2)
             .map(|_| {
-                let pool = pool.clone();
+                let searcher = searcher.clone();
                 let (pos, limits) = (pos.clone(), limits.clone());
                 s.spawn(move || {
-                    pool.search(
+                    searcher.search(
                         &pos,
                         &limits,
                         &SearchOptions::default(),
