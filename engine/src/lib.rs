@@ -21,18 +21,23 @@
 pub mod bitboard;
 pub mod eval;
 pub mod geometry;
+mod make;
 pub mod movegen;
 pub mod movement;
 pub mod moves;
 pub mod notation;
+mod outcome;
 pub mod perft;
 pub mod piece;
 pub mod position;
+mod registry;
 pub mod rng;
+mod rules;
 pub mod samples;
 mod search;
-pub mod status;
+mod status;
 pub mod variant;
+mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use eval::EvalTerms;
@@ -42,15 +47,16 @@ pub use moves::{Move, MoveKind};
 pub use notation::{
     FenError, MoveDescription, MoveDescriptionRef, MoveError, MoveText, MoveTextError,
 };
+pub use outcome::{GameStatus, Termination};
 pub use perft::{divide, perft, perft_copy_make};
 pub use piece::{ByColor, Color, Piece, PieceKind};
 pub use position::Position;
+pub use registry::{Registry, UnknownVariant};
 pub use samples::{bench_positions, random_playout};
 pub use search::{
     Clock, Features, Limits, Score, SearchInfo, SearchOptions, SearchOptionsError, SearchResult,
     Searcher, SearcherConfig, StopReason,
 };
-pub use status::{GameStatus, Termination};
 pub use variant::{
-    PieceDef, Registry, Role, RuleSet, UnknownVariant, Variant, VariantSpec, VariantSpecError,
+    PieceDef, Role, RuleSet, Variant, VariantSpec, VariantSpecError, colour_right_bit,
 };

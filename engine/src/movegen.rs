@@ -12,8 +12,7 @@ use crate::geometry::Square;
 use crate::movement::Mode;
 use crate::moves::{Move, MoveKind};
 use crate::piece::{Color, PieceKind};
-use crate::position::make::ep_victim;
-use crate::position::{Position, castling_bit};
+use crate::position::{Position, castling_bit, ep_victim};
 use crate::variant::{DropInfo, KindInfo, Role, colour_right_bit};
 
 /// A list of moves.

@@ -4,7 +4,7 @@
 //! so that they all mean the same positions by the same seed. Nothing here prints.
 
 use crate::position::Position;
-use crate::variant::Registry;
+use crate::registry::Registry;
 
 /// Hand-picked positions per variant (start positions are added for every variant).
 const POSITIONS: &[(&str, &str)] = &[

@@ -10,7 +10,6 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use variant_engine::variant::builtin;
 use variant_engine::{
     Color, GameStatus, Move, MoveKind, Position, Registry, Role, RuleSet, Square, Termination,
     Variant, divide, perft, perft_copy_make,
@@ -747,7 +746,7 @@ fn playout_starts() -> Vec<String> {
 /// capturer. The oracle below re-applies the rule book to it, independently of the engine's
 /// `RuleSet::Decima` code.
 fn unruled_twin() -> Arc<Variant> {
-    let mut spec = builtin::decima();
+    let mut spec = decima().spec().clone();
     spec.name = "decima-unruled".into();
     spec.rules = RuleSet::Standard;
     spec.validate().unwrap()

@@ -7,11 +7,9 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, LazyLock};
 
 use proptest::prelude::*;
-use variant_engine::variant::builtin::ORPHIC_START;
-use variant_engine::variant::colour_right_bit;
 use variant_engine::{
     Color, GameStatus, Move, MoveKind, PieceKind, Position, Registry, Square, Termination, Variant,
-    divide, perft, perft_copy_make,
+    colour_right_bit, divide, perft, perft_copy_make,
 };
 
 /// One shared variant: positions compare equal only within the same `Arc<Variant>`.
@@ -69,9 +67,9 @@ const WHITE_DARK: u8 = colour_right_bit(Color::White, false);
 #[test]
 fn start_position_matches_the_rule_book() {
     let p = Position::new(orphic());
-    assert_eq!(p.fen(), ORPHIC_START);
+    assert_eq!(p.fen(), orphic().start_fen());
     assert_eq!(
-        ORPHIC_START,
+        orphic().start_fen(),
         "8/8/pppppppp/8/8/PPPPPPPP/8/8[QRRBBNNKqrrbbnnk] w LDld - 0 1"
     );
     for color in Color::ALL {
@@ -1054,7 +1052,7 @@ fn playouts_get_through_the_drop_phase_into_the_middlegame() {
 
 #[test]
 fn generators_agree_with_reference_on_fixed_positions() {
-    let mut fens = vec![ORPHIC_START.to_owned()];
+    let mut fens = vec![orphic().start_fen().to_owned()];
     fens.extend(MIDDLEGAMES.iter().map(|f| (*f).to_owned()));
     fens.extend(
         [

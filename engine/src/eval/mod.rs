@@ -6,10 +6,10 @@
 //! board size. Material comes from [`PieceDef::value`](crate::PieceDef). The terms are tapered
 //! between a middlegame and an endgame weight by the non-pawn material left.
 //!
-//! Per-variant behaviour goes through [`Evaluator::new`]'s dispatch on the variant's
-//! [`RuleSet`]: Decima's race to ten points is in `decima.rs`, Orphic's drop-phase terms in
-//! `drops.rs`. Rule families without dedicated terms (future ones included) get the generic
-//! material + piece-square evaluation.
+//! Which family of terms a variant gets is the rules' answer (`RuleSet::eval_family`), and
+//! [`Evaluator::new`] builds that family's tables once: Decima's race to ten points is in
+//! `decima.rs`, Orphic's drop-phase terms in `drops.rs`. A standard variant without a royal
+//! king gets the generic material + piece-square evaluation.
 
 mod decima;
 mod drops;
@@ -20,7 +20,8 @@ use crate::bitboard::Bitboard;
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::piece::{ByColor, Color, MAX_KINDS, Piece};
 use crate::position::Position;
-use crate::variant::{Role, RuleSet, Variant};
+use crate::rules::EvalFamily;
+use crate::variant::{Role, Variant};
 
 /// Which evaluation terms are on (for self-play comparisons).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,16 +84,16 @@ impl std::ops::SubAssign for Pair {
     }
 }
 
-/// The family of evaluation used for a variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Family {
-    /// Royal king, checkmate wins: material, PST, pawns, king safety, mobility.
+/// The terms of a variant's evaluation family, with the tables they need.
+#[derive(Debug)]
+enum FamilyTerms {
+    /// Pawn structure, king safety and mobility.
     Orthodox,
-    /// Decima: material, PST and the race to ten points.
-    Decima,
-    /// Orphic: material (pocket included), PST and the drop-phase terms.
-    Drops,
-    /// Unknown rule families: material and piece-square terms only.
+    /// Decima's race to ten points.
+    Decima(decima::DecimaEval),
+    /// Orphic's drop-phase terms.
+    Drops(drops::DropEval),
+    /// Nothing beyond material and piece-square terms.
     Generic,
 }
 
@@ -100,7 +101,7 @@ enum Family {
 /// thousand table entries).
 #[derive(Debug)]
 pub struct Evaluator {
-    family: Family,
+    family: FamilyTerms,
     terms: EvalTerms,
     kinds: usize,
     value: [i32; MAX_KINDS],
@@ -125,10 +126,6 @@ pub struct Evaluator {
     pawn: Option<usize>,
     royal: Option<usize>,
     pocket: bool,
-    /// Decima's tables, for the Decima family.
-    decima: Option<decima::DecimaEval>,
-    /// Orphic's tables, for the drop family.
-    drops: Option<drops::DropEval>,
 }
 
 /// Material and piece-square sums per colour plus the phase material, kept incrementally by
@@ -167,11 +164,11 @@ const TEMPO: i32 = 12;
 impl Evaluator {
     /// Builds the tables for `variant` with the given terms.
     pub fn new(variant: &Arc<Variant>, terms: EvalTerms) -> Self {
-        let family = match variant.rules() {
-            RuleSet::Standard if variant.royal.is_some() => Family::Orthodox,
-            RuleSet::Decima => Family::Decima,
-            RuleSet::Orphic => Family::Drops,
-            RuleSet::Standard => Family::Generic,
+        let family = match variant.rules().eval_family(variant) {
+            EvalFamily::Orthodox => FamilyTerms::Orthodox,
+            EvalFamily::Decima => FamilyTerms::Decima(decima::DecimaEval::new(variant)),
+            EvalFamily::Drops => FamilyTerms::Drops(drops::DropEval::new(variant)),
+            EvalFamily::Generic => FamilyTerms::Generic,
         };
         let size = variant.size();
         let t = &variant.tables;
@@ -361,8 +358,6 @@ impl Evaluator {
             pawn: variant.pawn.map(crate::PieceKind::index),
             royal: variant.royal.map(crate::PieceKind::index),
             pocket: variant.pocket_kinds != 0,
-            decima: (family == Family::Decima).then(|| decima::DecimaEval::new(variant)),
-            drops: (family == Family::Drops).then(|| drops::DropEval::new(variant)),
         }
     }
 
@@ -427,8 +422,8 @@ impl Evaluator {
                 }
             }
         }
-        match self.family {
-            Family::Orthodox => {
+        match &self.family {
+            FamilyTerms::Orthodox => {
                 let pawn_terms = self.pawn_terms_cached(pos, cache);
                 for c in Color::ALL {
                     score[c] += pawn_terms[c.index()];
@@ -436,27 +431,23 @@ impl Evaluator {
                     score[c] += extra;
                 }
             }
-            Family::Decima => {
-                if self.terms.decima
-                    && let Some(d) = &self.decima
-                {
+            FamilyTerms::Decima(d) => {
+                if self.terms.decima {
                     let terms = d.terms(pos);
                     for c in Color::ALL {
                         score[c] += Pair::both(terms[c]);
                     }
                 }
             }
-            Family::Drops => {
-                if self.terms.drops
-                    && let Some(d) = &self.drops
-                {
+            FamilyTerms::Drops(d) => {
+                if self.terms.drops {
                     let terms = d.terms(pos, &self.value, self.kinds);
                     for c in Color::ALL {
                         score[c] += Pair::both(terms[c]);
                     }
                 }
             }
-            Family::Generic => {}
+            FamilyTerms::Generic => {}
         }
         let us = pos.side;
         let mut total = score[us];

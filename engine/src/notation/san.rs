@@ -7,10 +7,10 @@
 use crate::bitboard::Bitboard;
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::moves::{Move, MoveKind};
-use crate::notation::text::{MoveError, MoveTextError, UCI_MAX_LEN};
+use crate::notation::text::{MoveError, MoveText, MoveTextError, UCI_MAX_LEN};
+use crate::outcome::{GameStatus, Termination};
 use crate::piece::Piece;
 use crate::position::Position;
-use crate::status::{GameStatus, Termination};
 
 /// For every destination square, the origins of the plain (not promotion, castling or en
 /// passant) legal moves landing there: SAN disambiguation reads a move's rivals from here
@@ -181,7 +181,7 @@ fn san_shaped(s: &str, size: crate::BoardSize) -> bool {
     }
     if s.contains('@') {
         // Drops are written the same in SAN and move text.
-        return crate::notation::MoveText::parse(s, size).is_ok();
+        return MoveText::parse(s, size).is_ok();
     }
     if !s.is_ascii() {
         return false;

@@ -225,22 +225,6 @@ impl Position {
                 fen: self.fen(),
             })
     }
-
-    /// Parses move text (RULES.md notation) or SAN and checks legality.
-    ///
-    /// # Errors
-    /// [`MoveError::Syntax`] when the text is neither, [`MoveError::Illegal`] when it names no
-    /// legal move.
-    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
-        let text = text.trim();
-        match self.parse_uci(text) {
-            Err(MoveError::Syntax(syntax)) => self.parse_san(text).map_err(|e| match e {
-                MoveError::Syntax(_) => MoveError::Syntax(syntax),
-                illegal @ MoveError::Illegal { .. } => illegal,
-            }),
-            other => other,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -2,12 +2,11 @@
 //!
 //! Per node: draw and mate-distance checks, a transposition-table probe, terminal detection
 //! (no legal move: the rule hooks decide the result, else checkmate or stalemate), reverse
-//! futility pruning, null-move pruning (only where a null move is sound), internal iterative
-//! reduction, then the moves in [`ordering`](super::ordering) order with late-move pruning,
-//! late-move reductions and check extensions.
+//! futility pruning, null-move pruning (only where the rules say a null move is sound),
+//! internal iterative reduction, then the moves in [`ordering`](super::ordering) order with
+//! late-move pruning, late-move reductions and check extensions.
 
 use crate::moves::Move;
-use crate::piece::Color;
 use crate::position::Position;
 use crate::search::ordering::{AllMoves, is_quiet, pick_ordered, score_moves, update_quiet_stats};
 use crate::search::qsearch::qsearch;
@@ -16,7 +15,6 @@ use crate::search::score::{
 };
 use crate::search::threads::{MAX_PLY, ThreadData};
 use crate::search::tt::Bound;
-use crate::variant::RuleSet;
 
 /// True for a draw by the fifty-move rule or by repetition within the search or the game.
 #[inline]
@@ -28,27 +26,6 @@ fn is_draw(pos: &Position) -> bool {
         return true;
     }
     pos.repetitions() >= 2
-}
-
-/// True when a null move is sound enough here: a royal king for the side to move (no zugzwang
-/// safety net otherwise), orthodox rule family (future rule families opt in explicitly), and
-/// some piece besides pawns and king.
-fn null_move_allowed(pos: &Position) -> bool {
-    if !matches!(pos.variant.rules(), RuleSet::Standard) {
-        return false;
-    }
-    let us: Color = pos.side;
-    if pos.royal_square(us).is_none() {
-        return false;
-    }
-    let mut minor = pos.by_color[us];
-    if let Some(p) = pos.variant.pawn {
-        minor &= !pos.by_kind[p.index()];
-    }
-    if let Some(k) = pos.variant.royal {
-        minor &= !pos.by_kind[k.index()];
-    }
-    minor.any()
 }
 
 /// What a null move changes.
@@ -240,7 +217,7 @@ pub(crate) fn negamax<const PV: bool>(
             && depth >= 3
             && static_eval >= beta
             && beta.abs() < MATE_BOUND
-            && null_move_allowed(&td.pos)
+            && td.pos.variant.rules().null_move_allowed(&td.pos)
         {
             // A milder reduction than the classic 3 + depth / 4: the 10x10 armies' long-range
             // pieces and leapers hide tactics that a deeply reduced null-move search misses

@@ -11,9 +11,9 @@ use crate::movegen::MoveSink;
 use crate::moves::{Move, MoveKind};
 use crate::piece::Color;
 use crate::position::Position;
+use crate::rules::QuietHook;
 use crate::search::history::{FROM_SLOTS, HISTORY_MAX, ScoredMove, from_slot};
 use crate::search::threads::ThreadData;
-use crate::variant::RuleSet;
 
 /// Collects every generated move.
 #[derive(Debug)]
@@ -24,54 +24,6 @@ impl MoveSink for AllMoves<'_> {
     fn push(&mut self, m: Move) {
         self.0.push(ScoredMove { mv: m, score: 0 });
     }
-}
-
-/// Quiet moves that quiescence must search anyway, for rule families whose quiet moves can
-/// decide the game at once (Decima's moves onto the tenth rank).
-///
-/// The hook is two functions so that the sink can drop most quiet moves in bulk: `squares`
-/// is asked once per node for the destinations worth a look, and `keep` only for quiet moves
-/// landing there.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct QuietHook {
-    /// Destinations a quiet move must land on to be offered to `keep` (once per node).
-    pub(crate) squares: fn(&Position) -> Bitboard,
-    /// Whether a quiet move landing on one of `squares` must be searched.
-    pub(crate) keep: fn(&Position, Move) -> bool,
-}
-
-/// The quiescence hook of a rule family, if it has one; the orthodox family needs none.
-/// Written as a table, not a `match`, so rule families added later compile without touching
-/// the search.
-pub(crate) fn quiet_tactical_hook(rules: RuleSet) -> Option<QuietHook> {
-    const HOOKS: &[(RuleSet, QuietHook)] = &[(
-        RuleSet::Decima,
-        QuietHook {
-            squares: decima_hook_squares,
-            keep: decima_hook_keeps,
-        },
-    )];
-    HOOKS.iter().find(|(r, _)| *r == rules).map(|(_, h)| *h)
-}
-
-/// Decima: the empty squares of the mover's tenth rank. Captures there are kept anyway, and a
-/// pawn reaching it promotes, so only piece moves are new.
-fn decima_hook_squares(pos: &Position) -> Bitboard {
-    let v = &*pos.variant;
-    let tenth = Bitboard::rank(pos.side.relative_rank(v.ranks() - 1, v.ranks()), v.files());
-    tenth & !pos.occupied()
-}
-
-/// Decima: every move onto the tenth rank from off it (a move along the rank leaves the score
-/// as it is). Each one changes a side's score, the term the evaluation weighs most, and the
-/// ones that reach ten points are "check", which the opponent must answer by a capture at
-/// once; a stand-pat score that ignores them is wrong by a game. There are few such moves
-/// per node (the squares filter drops the rest in bulk), and a piece enters the rank once, so
-/// quiescence stays finite.
-fn decima_hook_keeps(pos: &Position, m: Move) -> bool {
-    let ranks = pos.variant.ranks();
-    m.from()
-        .is_some_and(|from| from.rank() != pos.side.relative_rank(ranks - 1, ranks))
 }
 
 /// A rule family's quiet-move hook, resolved for one node.
@@ -310,7 +262,7 @@ pub(crate) fn update_quiet_stats(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Registry;
+    use crate::{Registry, RuleSet};
 
     /// The moves quiescence would generate at `fen` (Decima), as text, with or without the
     /// rule family's hook.
@@ -319,7 +271,7 @@ mod tests {
         let pos = Position::from_fen(v, fen).unwrap();
         let mut list = Vec::new();
         let quiet = if hook {
-            quiet_tactical_hook(pos.variant().rules())
+            pos.variant().rules().quiet_tactical_hook()
         } else {
             None
         };
@@ -335,8 +287,8 @@ mod tests {
 
     #[test]
     fn decima_quiescence_searches_moves_onto_the_tenth_rank() {
-        assert!(quiet_tactical_hook(RuleSet::Decima).is_some());
-        assert!(quiet_tactical_hook(RuleSet::Standard).is_none());
+        assert!(RuleSet::Decima.quiet_tactical_hook().is_some());
+        assert!(RuleSet::Standard.quiet_tactical_hook().is_none());
         // White: knight (9 points) on a10, rook on c2 with the c-file open, queen (1) on e9.
         // Black: a king on h5, out of everyone's reach.
         let fen = "N9/4Q5/10/10/10/7k2/10/10/2R7/10 w - - 0 1";

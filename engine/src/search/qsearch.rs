@@ -6,8 +6,8 @@
 //! are not) can widen that set there without touching this function.
 
 use crate::search::ordering::{
-    AllMoves, QuietFilter, TacticalMoves, captured_kind, losing_capture, pick, quiet_tactical_hook,
-    score_moves, score_tactical,
+    AllMoves, QuietFilter, TacticalMoves, captured_kind, losing_capture, pick, score_moves,
+    score_tactical,
 };
 use crate::search::score::{
     INF, MATE_BOUND, is_decided, score_from_tt, score_to_tt, terminal_score,
@@ -80,7 +80,7 @@ pub(crate) fn qsearch<const PV: bool>(
         best = stand_pat;
         let enemy = td.pos.by_color[!td.pos.side];
         let hook = if shared.features.quiet_hook {
-            quiet_tactical_hook(td.pos.variant.rules())
+            td.pos.variant.rules().quiet_tactical_hook()
         } else {
             None
         };

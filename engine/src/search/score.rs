@@ -5,8 +5,8 @@
 //! for the transposition table (node-relative) and for reports ([`Score`]), and the score of a
 //! position that has no move to search.
 
+use crate::outcome::GameStatus;
 use crate::position::Position;
-use crate::status::GameStatus;
 
 /// Score of a checkmate at the root (mate in n plies scores `MATE - n`).
 pub(crate) const MATE: i32 = 32_000;

@@ -9,11 +9,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::eval::{Acc, Evaluator, PawnCache};
 use crate::geometry::Square;
-use crate::moves::Move;
-use crate::moves::MoveKind;
+use crate::moves::{Move, MoveKind};
 use crate::piece::Piece;
-use crate::position::Position;
-use crate::position::make::ep_victim;
+use crate::position::{Position, ep_victim};
 use crate::search::history::{FROM_SLOTS, History, ScoredMove};
 use crate::search::lmr::LmrTable;
 use crate::search::options::Features;

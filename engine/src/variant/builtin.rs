@@ -4,7 +4,7 @@
 //! estimates where they give them (SOHO) and from the usual 10x10 values otherwise.
 
 use crate::geometry::BoardSize;
-use crate::variant::rules::RuleSet;
+use crate::variant::RuleSet;
 use crate::variant::spec::{
     CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
     Role, VariantSpec,
