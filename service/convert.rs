@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, Score, SearchInfo,
-    SearchOptions, SearchResult, StopReason, Termination, Variant,
+    Color, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, ReplayError, Score,
+    SearchInfo, SearchOptions, SearchResult, StopReason, Termination, Variant,
 };
 
 use crate::{
@@ -99,23 +99,17 @@ impl Game {
         } else {
             Position::from_fen(registry.get(&variant)?, &fen)?
         };
-        let mut played = Vec::with_capacity(moves.len());
-        let mut normal = String::new();
-        for (index, text) in moves.into_iter().enumerate() {
-            let m = pos
-                .parse_move(&text)
-                .map_err(|source| ServiceError::MoveList {
-                    index,
-                    text: text.clone(),
-                    source,
-                })?;
-            // Clients mostly send the normalised text already: keep their string then rather
-            // than allocating a new one per replayed move.
-            normal.clear();
-            pos.write_uci(m, &mut normal);
-            played.push(if normal == text { text } else { normal.clone() });
-            pos.play(m);
-        }
+        let played = pos.replay(moves).map_err(
+            |ReplayError {
+                 index,
+                 text,
+                 source,
+             }| ServiceError::MoveList {
+                index,
+                text,
+                source,
+            },
+        )?;
         Ok(Game {
             position: pos,
             start_fen: fen,

@@ -272,11 +272,8 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 );
             }
         };
-        for (i, text) in args.iter().skip(moves_at + 1).enumerate() {
-            match pos.parse_move(text) {
-                Ok(m) => pos.play(m),
-                Err(e) => return writeln!(self.out, "info string move {i} ({text}): {e}"),
-            }
+        if let Err(e) = pos.replay(args.iter().skip(moves_at + 1).copied()) {
+            return writeln!(self.out, "info string {e}");
         }
         self.position = pos;
         Ok(())

@@ -31,6 +31,7 @@ pub mod perft;
 pub mod piece;
 pub mod position;
 mod registry;
+mod replay;
 pub mod rng;
 mod rules;
 pub mod samples;
@@ -52,6 +53,7 @@ pub use perft::{divide, perft, perft_copy_make};
 pub use piece::{ByColor, Color, Piece, PieceKind};
 pub use position::Position;
 pub use registry::{Registry, UnknownVariant};
+pub use replay::ReplayError;
 pub use samples::{bench_positions, random_playout};
 pub use search::{
     Clock, Features, Limits, Score, SearchInfo, SearchOptions, SearchOptionsError, SearchResult,
