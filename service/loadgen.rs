@@ -37,7 +37,7 @@ use tonic::{
     transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity},
 };
 
-use variant_engine::rng::SplitMix64;
+use variant_engine::SplitMix64;
 
 use crate::proto::{self as pb, game_engine_client::GameEngineClient};
 

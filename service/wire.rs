@@ -247,7 +247,7 @@ fn write_str(tag: u32, s: &str, buf: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use prost::Message;
-    use variant_engine::rng::SplitMix64;
+    use variant_engine::SplitMix64;
     use variant_engine::{Position, Registry};
 
     use super::*;

@@ -8,9 +8,9 @@
 use std::fmt;
 
 /// Files (and ranks) per row of the index space; also the largest supported board side.
-pub const STRIDE: u8 = 10;
+pub(crate) const STRIDE: u8 = 10;
 /// Number of squares in the index space.
-pub const SQUARE_COUNT: usize = (STRIDE as usize) * (STRIDE as usize);
+pub(crate) const SQUARE_COUNT: usize = (STRIDE as usize) * (STRIDE as usize);
 
 /// The name of every square of the index space, a1 first, so writing a square (move text, SAN,
 /// the API's `from`/`to` fields) is a table look-up instead of integer formatting: describing
@@ -143,9 +143,9 @@ impl std::str::FromStr for Square {
 /// Size of a variant's board.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct BoardSize {
-    /// Number of files (columns), at most [`STRIDE`].
+    /// Number of files (columns), at most 10.
     pub files: u8,
-    /// Number of ranks (rows), at most [`STRIDE`].
+    /// Number of ranks (rows), at most 10.
     pub ranks: u8,
 }
 

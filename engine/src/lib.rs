@@ -1,10 +1,11 @@
 //! Exact rules and search for chess variants: Opulent, Decima, SOHO and Orphic Chess, plus
-//! orthodox chess as a validation variant.
+//! orthodox chess as a validation variant. A library only: it never prints and speaks no
+//! protocol (the `variant-engine` program and the gRPC service are its front ends).
 //!
 //! Variants are data ([`VariantSpec`]) validated into a [`Variant`] that carries its attack
-//! tables; behaviour that is not data lives in the closed [`RuleSet`] enum. A [`Position`] is
-//! built from a FEN, generates fully legal moves, and plays them with make/unmake and
-//! incremental Zobrist hashing.
+//! tables; behaviour that is not data is named by the [`RuleSet`] tag. A [`Position`] is built
+//! from a FEN, generates fully legal moves, and plays them with make/unmake and incremental
+//! Zobrist hashing. A [`Searcher`] finds the best move within [`Limits`].
 //!
 //! ```
 //! use variant_engine::{perft, Position, Registry};
@@ -14,51 +15,71 @@
 //! let m = pos.parse_move("e3e5").unwrap();
 //! assert_eq!(pos.san(m), "e5");
 //! ```
-#![warn(missing_docs)]
-// One audited exception: the huge-page advice for the transposition table (`tt.rs`).
+//!
+//! Every module is private and the vocabulary is re-exported here. The modules, each using
+//! only those before it:
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | `geometry`, `bitboard`, `piece`, `moves` | squares and board sizes, `Bitboard(u128)`, colours and piece kinds, `Move` |
+//! | `movement/` | the Betza subset and the attack tables built from it |
+//! | `rng`, `zobrist`, `outcome` | `SplitMix64`, hash keys, `GameStatus`/`Termination` |
+//! | `variant/` | `VariantSpec` and its `RuleSet` tag (`spec.rs`), the built-in specs (`builtin.rs`), the validated `Variant` |
+//! | `position` | the state of a game and the attack queries on it |
+//! | `rules/` | each rule family's hooks: `standard.rs`, `decima.rs`, `orphic.rs` |
+//! | `movegen`, `make`, `status` | legal moves, make/unmake, the game status and check tests |
+//! | `notation/` | FEN, move text, SAN and move descriptions |
+//! | `perft`, `replay`, `registry`, `samples` | move-path counts, replaying move lists, the built-in variants, sample positions |
+//! | `eval/` | static evaluation, with Decima's and Orphic's own terms |
+//! | `search/` | the `Searcher` and everything it owns (alpha-beta, quiescence, ordering, threads, TT) |
+#![warn(missing_docs, unreachable_pub)]
+// One audited exception: the huge-page advice for the transposition table (`search/tt.rs`).
 #![deny(unsafe_code)]
 
-pub mod bitboard;
-pub mod eval;
-pub mod geometry;
+mod bitboard;
+mod eval;
+mod geometry;
 mod make;
-pub mod movegen;
-pub mod movement;
-pub mod moves;
-pub mod notation;
+mod movegen;
+mod movement;
+mod moves;
+mod notation;
 mod outcome;
-pub mod perft;
-pub mod piece;
-pub mod position;
+mod perft;
+mod piece;
+mod position;
 mod registry;
 mod replay;
-pub mod rng;
+mod rng;
 mod rules;
-pub mod samples;
+mod samples;
 mod search;
 mod status;
-pub mod variant;
+mod variant;
 mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use eval::EvalTerms;
 pub use geometry::{BoardSize, ParseSquareError, Square};
-pub use movegen::{MoveCounter, MoveList, MoveSink};
+pub use movegen::MoveList;
+pub use movement::BetzaError;
 pub use moves::{Move, MoveKind};
 pub use notation::{
     FenError, MoveDescription, MoveDescriptionRef, MoveError, MoveText, MoveTextError,
 };
 pub use outcome::{GameStatus, Termination};
 pub use perft::{divide, perft, perft_copy_make};
-pub use piece::{ByColor, Color, Piece, PieceKind};
+pub use piece::{Color, Piece, PieceKind};
 pub use position::Position;
 pub use registry::{Registry, UnknownVariant};
 pub use replay::ReplayError;
+pub use rng::SplitMix64;
 pub use samples::{bench_positions, random_playout};
 pub use search::{
     Clock, Features, Limits, Score, SearchInfo, SearchOptions, SearchOptionsError, SearchResult,
     Searcher, SearcherConfig, StopReason,
 };
 pub use variant::{
-    PieceDef, Role, RuleSet, Variant, VariantSpec, VariantSpecError, colour_right_bit,
+    CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
+    Role, RuleSet, Variant, VariantSpec, VariantSpecError, colour_right_bit,
 };

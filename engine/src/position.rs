@@ -342,7 +342,7 @@ impl Position {
     }
 
     /// True when the side to move has a royal king that is attacked.
-    pub fn king_attacked(&self) -> bool {
+    pub(crate) fn king_attacked(&self) -> bool {
         match self.royal_square(self.side) {
             Some(k) => self.is_attacked(k, self.occupied(), self.by_color[!self.side], !self.side),
             None => false,

@@ -7,7 +7,7 @@
 ///
 /// # Examples
 /// ```
-/// use variant_engine::rng::SplitMix64;
+/// use variant_engine::SplitMix64;
 /// let (mut a, mut b) = (SplitMix64(7), SplitMix64(7));
 /// assert_eq!(a.next_u64(), b.next_u64());
 /// assert!(a.below(10) < 10);

@@ -100,7 +100,7 @@ enum FamilyTerms {
 /// Precomputed evaluation tables for one variant. Built once per search (cheap: a few
 /// thousand table entries).
 #[derive(Debug)]
-pub struct Evaluator {
+pub(crate) struct Evaluator {
     family: FamilyTerms,
     terms: EvalTerms,
     kinds: usize,
@@ -131,7 +131,7 @@ pub struct Evaluator {
 /// Material and piece-square sums per colour plus the phase material, kept incrementally by
 /// the search.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Acc {
+pub(crate) struct Acc {
     /// Per colour: middlegame and endgame sums.
     score: [Pair; 2],
     /// Non-pawn, non-king material on the board.
@@ -140,7 +140,7 @@ pub struct Acc {
 
 /// A small per-thread cache of pawn-structure terms keyed by the pawn placement.
 #[derive(Clone, Debug)]
-pub struct PawnCache {
+pub(crate) struct PawnCache {
     entries: Vec<(u64, [Pair; 2])>,
 }
 
@@ -163,7 +163,7 @@ const TEMPO: i32 = 12;
 
 impl Evaluator {
     /// Builds the tables for `variant` with the given terms.
-    pub fn new(variant: &Arc<Variant>, terms: EvalTerms) -> Self {
+    pub(crate) fn new(variant: &Arc<Variant>, terms: EvalTerms) -> Self {
         let family = match variant.rules().eval_family(variant) {
             EvalFamily::Orthodox => FamilyTerms::Orthodox,
             EvalFamily::Decima => FamilyTerms::Decima(decima::DecimaEval::new(variant)),
@@ -363,12 +363,12 @@ impl Evaluator {
 
     /// Material value of a kind, in centipawns (for move ordering).
     #[inline]
-    pub fn value(&self, kind: usize) -> i32 {
+    pub(crate) fn value(&self, kind: usize) -> i32 {
         self.value[kind]
     }
 
     /// Material and piece-square sums from scratch.
-    pub fn accumulate(&self, pos: &Position) -> Acc {
+    pub(crate) fn accumulate(&self, pos: &Position) -> Acc {
         let mut acc = Acc::default();
         for sq in pos.occupied() {
             if let Some(p) = pos.board[sq.index()] {
@@ -380,7 +380,7 @@ impl Evaluator {
 
     /// Adds (`sign` = 1) or removes (`sign` = -1) a piece's material and square value.
     #[inline]
-    pub fn add_piece(&self, acc: &mut Acc, piece: Piece, sq: Square, sign: i32) {
+    pub(crate) fn add_piece(&self, acc: &mut Acc, piece: Piece, sq: Square, sign: i32) {
         let k = piece.kind().index();
         let v = self.pst[piece.color().index() * MAX_KINDS + k][sq.index()];
         let slot = &mut acc.score[piece.color().index()];
@@ -390,13 +390,18 @@ impl Evaluator {
     }
 
     /// The evaluation from the side to move's point of view, in centipawns (from scratch).
-    pub fn evaluate(&self, pos: &Position) -> i32 {
+    pub(crate) fn evaluate(&self, pos: &Position) -> i32 {
         let acc = self.accumulate(pos);
         self.evaluate_acc(pos, &acc, None)
     }
 
     /// The evaluation given the incrementally kept sums `acc` and an optional pawn cache.
-    pub fn evaluate_acc(&self, pos: &Position, acc: &Acc, cache: Option<&mut PawnCache>) -> i32 {
+    pub(crate) fn evaluate_acc(
+        &self,
+        pos: &Position,
+        acc: &Acc,
+        cache: Option<&mut PawnCache>,
+    ) -> i32 {
         let mut score = ByColor([
             Pair {
                 mg: acc.score[0].mg,

@@ -3,9 +3,9 @@
 //!
 //! [`Position::parse_move`] takes either notation, so it is written here, above both.
 
-pub mod fen;
-pub mod san;
-pub mod text;
+pub(crate) mod fen;
+pub(crate) mod san;
+pub(crate) mod text;
 
 pub use fen::FenError;
 pub use san::{MoveDescription, MoveDescriptionRef};

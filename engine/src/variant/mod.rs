@@ -67,12 +67,11 @@ pub(crate) struct CastlingSquares {
 /// [`DropRules::colour_bound`]) on a light (`light == true`) or a dark square.
 ///
 /// Bits: White light 1, White dark 2, Black light 4, Black dark 8. The rights field's letters
-/// for these bits are the rule set's business ([`RuleSet::drop_right_bit`]).
+/// for these bits are the rule family's business (Orphic writes them `LDld`).
 ///
 /// # Examples
 /// ```
-/// use variant_engine::variant::colour_right_bit;
-/// use variant_engine::{Color, Position, Registry};
+/// use variant_engine::{Color, Position, Registry, colour_right_bit};
 /// let mut pos = Position::new(Registry::builtin().get("orphic").unwrap());
 /// let bishop_on_c4 = pos.parse_move("B@c4").unwrap(); // c4 is a light square
 /// pos.play(bishop_on_c4);
@@ -477,11 +476,6 @@ impl Variant {
     /// Every square of the board.
     pub fn board_mask(&self) -> Bitboard {
         self.tables.board
-    }
-
-    /// The attack tables.
-    pub fn tables(&self) -> &Tables {
-        &self.tables
     }
 
     /// Count of `kind` for `color` in the start position.

@@ -150,7 +150,7 @@ pub struct VariantSpec {
     pub name: String,
     /// Board size.
     pub size: BoardSize,
-    /// Piece kinds; at most [`MAX_KINDS`](crate::piece::MAX_KINDS).
+    /// Piece kinds; at most 16.
     pub pieces: Vec<PieceDef>,
     /// Start position.
     pub start_fen: String,
