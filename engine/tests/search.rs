@@ -1,19 +1,29 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Search behaviour: forced mates, legality under tiny limits, prompt stopping, determinism.
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use variant_engine::{Limits, Score, SearchOptions, Searcher, SearcherConfig, StopReason};
+use variant_engine::{
+    Limits, Score, SearchOptions, SearchResult, Searcher, SearcherConfig, StopReason,
+};
 use variant_engine::{Position, Registry};
 
 fn searcher() -> Searcher {
     Searcher::new(SearcherConfig { hash_mb: 4 })
 }
 
-fn position(variant: &str, fen: &str) -> Position {
-    let v = Registry::builtin().get(variant).unwrap();
-    Position::from_fen(v, fen).unwrap()
+/// A search of `pos` within `limits` by a fresh searcher, with default options and no stop.
+fn search(pos: &Position, limits: &Limits) -> SearchResult {
+    searcher().search(
+        pos,
+        limits,
+        &SearchOptions::default(),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
 }
 
 /// Forced mates: (variant, FEN, moves to mate, the mating first move if unique).
@@ -119,7 +129,7 @@ const MATES: &[(&str, &str, i32, Option<&str>)] = &[
 #[test]
 fn finds_forced_mates() {
     for &(variant, fen, n, first) in MATES {
-        let pos = position(variant, fen);
+        let pos = common::pos(variant, fen);
         let limits = Limits {
             depth: Some((2 * n + 2) as u32),
             ..Limits::default()
@@ -129,13 +139,7 @@ fn finds_forced_mates() {
                 threads,
                 ..limits.clone()
             };
-            let r = searcher().search(
-                &pos,
-                &limits,
-                &SearchOptions::default(),
-                &AtomicBool::new(false),
-                &mut |_| {},
-            );
+            let r = search(&pos, &limits);
             assert_eq!(r.score, Score::Mate(n), "{variant} {fen}: {r:?}");
             assert_eq!(r.stop_reason, StopReason::Mate, "{variant} {fen}");
             if let Some(first) = first {
@@ -144,21 +148,9 @@ fn finds_forced_mates() {
         }
         // Being mated is reported as a negative mate from the loser's side.
         let mut after = pos.clone();
-        let r = searcher().search(
-            &pos,
-            &limits,
-            &SearchOptions::default(),
-            &AtomicBool::new(false),
-            &mut |_| {},
-        );
+        let r = search(&pos, &limits);
         after.play(r.best_move.unwrap());
-        let r2 = searcher().search(
-            &after,
-            &limits,
-            &SearchOptions::default(),
-            &AtomicBool::new(false),
-            &mut |_| {},
-        );
+        let r2 = search(&after, &limits);
         if n == 1 {
             assert_eq!(r2.best_move, None, "{variant} {fen}");
             assert_eq!(r2.stop_reason, StopReason::NoMoves);
@@ -202,15 +194,7 @@ fn fixed_depth_single_thread_search_is_deterministic() {
             depth: Some(6),
             ..Limits::default()
         };
-        let run = || {
-            searcher().search(
-                &pos,
-                &limits,
-                &SearchOptions::default(),
-                &AtomicBool::new(false),
-                &mut |_| {},
-            )
-        };
+        let run = || search(&pos, &limits);
         let (a, b) = (run(), run());
         assert_eq!(a.nodes, b.nodes, "{}", v.name());
         assert_eq!(a.best_move, b.best_move, "{}", v.name());
@@ -259,28 +243,22 @@ fn reports_one_info_per_iteration_and_line() {
 #[test]
 fn node_and_time_limits_end_the_search() {
     let pos = Position::new(Registry::builtin().get("opulent").unwrap());
-    let r = searcher().search(
+    let r = search(
         &pos,
         &Limits {
             nodes: Some(5_000),
             ..Limits::default()
         },
-        &SearchOptions::default(),
-        &AtomicBool::new(false),
-        &mut |_| {},
     );
     assert_eq!(r.stop_reason, StopReason::Nodes);
     assert!(r.nodes >= 5_000 && r.nodes < 5_000 + 2_048, "{}", r.nodes);
     let t = Instant::now();
-    let r = searcher().search(
+    let r = search(
         &pos,
         &Limits {
             movetime: Some(Duration::from_millis(100)),
             ..Limits::default()
         },
-        &SearchOptions::default(),
-        &AtomicBool::new(false),
-        &mut |_| {},
     );
     assert_eq!(r.stop_reason, StopReason::Time);
     assert!(t.elapsed() < Duration::from_secs(2));
@@ -356,7 +334,7 @@ mod random_positions {
             let v = variants[variant % variants.len()].clone();
             let pos = random_playout(Position::new(v), plies, seed);
             let limits = Limits { nodes: Some(nodes), threads, ..Limits::default() };
-            let r = searcher().search(&pos, &limits, &SearchOptions::default(), &AtomicBool::new(false), &mut |_| {});
+            let r = search(&pos, &limits);
             let legal = pos.legal_moves();
             match r.best_move {
                 Some(m) => {

@@ -235,7 +235,8 @@ impl DecimaEval {
 mod tests {
     use super::*;
     use crate::Registry;
-    use crate::eval::{EvalTerms, Evaluator, board_fen};
+    use crate::eval::board::board_fen;
+    use crate::eval::{EvalTerms, Evaluator};
 
     fn decima(pieces: &[(&str, char)], side: &str) -> Position {
         let v = Registry::builtin().get("decima").unwrap();

@@ -587,39 +587,14 @@ fn centre_file(sq: Square, files: i32) -> i32 {
     (2 * i32::from(sq.file()) - (files - 1)).abs()
 }
 
-/// A board field for a FEN with the given pieces (`("e4", 'N')`), for tests that set up
-/// positions square by square.
+// The tests' FEN builder, shared with the integration tests.
 #[cfg(test)]
-fn board_fen(files: usize, ranks: usize, pieces: &[(&str, char)]) -> String {
-    let mut grid = vec![vec![None; files]; ranks];
-    for &(sq, piece) in pieces {
-        let file = usize::from(sq.as_bytes()[0] - b'a');
-        let rank: usize = sq[1..].parse().expect("a rank number");
-        grid[rank - 1][file] = Some(piece);
-    }
-    let mut rows = Vec::new();
-    for row in grid.iter().rev() {
-        let mut text = String::new();
-        let mut empty = 0;
-        for cell in row {
-            match cell {
-                Some(p) => {
-                    if empty > 0 {
-                        text.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    text.push(*p);
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            text.push_str(&empty.to_string());
-        }
-        rows.push(text);
-    }
-    rows.join("/")
-}
+#[allow(
+    unreachable_pub,
+    reason = "written for the integration tests, where it is public"
+)]
+#[path = "../../tests/common/board.rs"]
+mod board;
 
 #[cfg(test)]
 mod tests {
