@@ -84,7 +84,7 @@ impl GameEngine for GameEngineService {
         Ok(Response::new(pb::ApplyMoveResponse {
             position: Some(game.to_proto()),
             fen: game.position.fen(),
-            r#move: Some(description.into()),
+            r#move: Some(convert::move_message(description)),
             status: Some(convert::status(&game.position)),
         }))
     }

@@ -31,8 +31,6 @@ pub enum Command {
         #[arg(long, default_value = "http://127.0.0.1:50051")]
         addr: String,
     },
-    /// Send load to a server and print latency percentiles and status counts (see `loadgen.rs`).
-    Loadgen(Box<crate::loadgen::LoadgenArgs>),
 }
 
 /// Log output format.

@@ -7,15 +7,14 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, ReplayError, Score,
-    SearchInfo, SearchOptions, SearchResult, StopReason, Termination, Variant,
+    Color, GameStatus, Limits, MoveDescription, MoveDescriptionRef, PieceDef, Position, Registry,
+    ReplayError, Score, SearchInfo, SearchOptions, SearchResult, StopReason, Termination, Variant,
 };
 
 use crate::{
     config::Config,
     error::{ServiceError, ServiceResult},
-    proto as pb,
-    wire::{EncodedMoves, EncodedTexts},
+    proto::{self as pb, EncodedMoves, EncodedTexts, MoveRecord},
 };
 
 /// Highest skill level the engine understands (0..=20, like Stockfish).
@@ -295,30 +294,29 @@ fn termination(reason: Termination) -> pb::Termination {
     }
 }
 
-impl From<MoveDescription> for pb::Move {
-    fn from(description: MoveDescription) -> Self {
-        let MoveDescription {
-            uci,
-            san,
-            from,
-            to,
-            promotion,
-            drop,
-            relocation,
-            capture,
-            check,
-        } = description;
-        pb::Move {
-            uci,
-            san,
-            from: from.unwrap_or_default(),
-            to,
-            promotion: promotion.map(String::from).unwrap_or_default(),
-            drop: drop.map(String::from).unwrap_or_default(),
-            relocation: relocation.unwrap_or_default(),
-            capture,
-            check,
-        }
+/// A move description as the API's `Move`.
+pub fn move_message(description: MoveDescription) -> pb::Move {
+    let MoveDescription {
+        uci,
+        san,
+        from,
+        to,
+        promotion,
+        drop,
+        relocation,
+        capture,
+        check,
+    } = description;
+    pb::Move {
+        uci,
+        san,
+        from: from.unwrap_or_default(),
+        to,
+        promotion: promotion.map(String::from).unwrap_or_default(),
+        drop: drop.map(String::from).unwrap_or_default(),
+        relocation: relocation.unwrap_or_default(),
+        capture,
+        check,
     }
 }
 
@@ -335,22 +333,17 @@ pub fn move_detail(value: i32) -> ServiceResult<pb::MoveDetail> {
 }
 
 /// The `LegalMoves` answer for a position: every legal move, encoded straight into the
-/// response's buffer (no message or string per move; see [`crate::wire`]), its FEN and its
-/// status. `detail` chooses between full descriptions (`moves`) and move texts only
+/// response's buffer (no message or string per move; see [`pb::LegalMovesResponse`]), its FEN
+/// and its status. `detail` chooses between full descriptions (`moves`) and move texts only
 /// (`uci_moves`, which skips SAN and the check probe).
 pub fn legal_moves_response(pos: &Position, detail: pb::MoveDetail) -> pb::LegalMovesResponse {
-    let mut response = pb::LegalMovesResponse {
-        fen: pos.fen(),
-        ..pb::LegalMovesResponse::default()
-    };
-    let count = match detail {
+    let (moves, texts, count) = match detail {
         pb::MoveDetail::Unspecified | pb::MoveDetail::Full => {
             // About 40 bytes per move (four short strings and their keys).
             let mut encoded = EncodedMoves::with_capacity(64 * 40);
-            pos.describe_moves_with(|_, description| encoded.push(&description));
+            pos.describe_moves_with(|_, description| push_description(&mut encoded, &description));
             let count = encoded.len();
-            response.encoded_moves = encoded;
-            count
+            (encoded, EncodedTexts::default(), count)
         }
         pb::MoveDetail::Uci => {
             let legal = pos.legal_moves();
@@ -361,67 +354,87 @@ pub fn legal_moves_response(pos: &Position, detail: pb::MoveDetail) -> pb::Legal
                 pos.write_uci(m, &mut text);
                 encoded.push(&text);
             }
-            response.encoded_uci_moves = encoded;
-            legal.len()
+            (EncodedMoves::default(), encoded, legal.len())
         }
     };
-    response.status = Some(status_with_legal_moves(pos, count));
-    response
+    pb::LegalMovesResponse::encoded(pos.fen(), status_with_legal_moves(pos, count), moves, texts)
 }
 
-impl From<&Variant> for pb::Variant {
-    fn from(variant: &Variant) -> Self {
-        pb::Variant {
-            name: variant.name().to_owned(),
-            files: variant.files().into(),
-            ranks: variant.ranks().into(),
-            start_fen: variant.start_fen().to_owned(),
-            pieces: variant.pieces().iter().map(pb::Piece::from).collect(),
-            summary: variant.summary().to_owned(),
-            has_drops: variant.has_drops(),
-        }
+/// Appends a move description to an answer's records, with its piece letters written as
+/// one-character strings (the `.proto`'s form) and absent squares as empty ones.
+fn push_description(encoded: &mut EncodedMoves, d: &MoveDescriptionRef<'_>) {
+    let MoveDescriptionRef {
+        uci,
+        san,
+        from,
+        to,
+        promotion,
+        drop,
+        relocation,
+        capture,
+        check,
+    } = *d;
+    let (mut promotion_buf, mut drop_buf) = ([0u8; 4], [0u8; 4]);
+    encoded.push(&MoveRecord {
+        uci,
+        san,
+        from: from.unwrap_or(""),
+        to,
+        promotion: promotion.map_or("", |c| c.encode_utf8(&mut promotion_buf)),
+        drop: drop.map_or("", |c| c.encode_utf8(&mut drop_buf)),
+        relocation: relocation.unwrap_or(""),
+        capture,
+        check,
+    });
+}
+
+/// A variant as the API's `Variant`.
+fn variant_message(variant: &Variant) -> pb::Variant {
+    pb::Variant {
+        name: variant.name().to_owned(),
+        files: variant.files().into(),
+        ranks: variant.ranks().into(),
+        start_fen: variant.start_fen().to_owned(),
+        pieces: variant.pieces().iter().map(piece_message).collect(),
+        summary: variant.summary().to_owned(),
+        has_drops: variant.has_drops(),
     }
 }
 
-impl From<&PieceDef> for pb::Piece {
-    fn from(piece: &PieceDef) -> Self {
-        // The role (pawn/royal/...) is implied by the Betza text and the name.
-        let PieceDef {
-            letter,
-            name,
-            betza,
-            role: _,
-            value,
-            points,
-        } = piece;
-        pb::Piece {
-            letter: letter.to_string(),
-            name: name.clone(),
-            betza: betza.clone(),
-            value: *value,
-            points: u32::from(*points),
-        }
+/// A piece definition as the API's `Piece`.
+fn piece_message(piece: &PieceDef) -> pb::Piece {
+    // The role (pawn/royal/...) is implied by the Betza text and the name.
+    let PieceDef {
+        letter,
+        name,
+        betza,
+        role: _,
+        value,
+        points,
+    } = piece;
+    pb::Piece {
+        letter: letter.to_string(),
+        name: name.clone(),
+        betza: betza.clone(),
+        value: *value,
+        points: u32::from(*points),
     }
 }
 
 /// Every variant of the registry.
 pub fn variants(registry: &Registry) -> pb::ListVariantsResponse {
     pb::ListVariantsResponse {
-        variants: registry
-            .iter()
-            .map(|v| pb::Variant::from(v.as_ref()))
-            .collect(),
+        variants: registry.iter().map(|v| variant_message(v)).collect(),
     }
 }
 
-impl From<Score> for pb::Score {
-    fn from(score: Score) -> Self {
-        pb::Score {
-            value: Some(match score {
-                Score::Centipawns(cp) => pb::score::Value::Centipawns(cp),
-                Score::Mate(moves) => pb::score::Value::Mate(moves),
-            }),
-        }
+/// A search score as the API's `Score`.
+fn score_message(score: Score) -> pb::Score {
+    pb::Score {
+        value: Some(match score {
+            Score::Centipawns(cp) => pb::score::Value::Centipawns(cp),
+            Score::Mate(moves) => pb::score::Value::Mate(moves),
+        }),
     }
 }
 
@@ -459,7 +472,7 @@ pub fn line(pos: &Position, info: &SearchInfo) -> pb::Line {
     } = info;
     pb::Line {
         multipv: u32::try_from(*multipv).unwrap_or(u32::MAX),
-        score: Some((*score).into()),
+        score: Some(score_message(*score)),
         pv: pv_text(pos, pv),
         depth: *depth,
         seldepth: *seldepth,
@@ -488,12 +501,12 @@ pub fn best_move(pos: &Position, result: &SearchResult) -> pb::BestMoveResponse 
     let ponder = best.zip(*ponder).and_then(|(b, p)| {
         let mut after = pos.clone();
         after.play(b);
-        after.is_legal(p).then(|| after.describe(p).into())
+        after.is_legal(p).then(|| move_message(after.describe(p)))
     });
     pb::BestMoveResponse {
-        r#move: best.map(|m| pos.describe(m).into()),
+        r#move: best.map(|m| move_message(pos.describe(m))),
         ponder,
-        score: Some((*score).into()),
+        score: Some(score_message(*score)),
         pv: pv_text(pos, pv),
         depth: *depth,
         seldepth: *seldepth,
@@ -540,12 +553,101 @@ pub fn perft(
 
 #[cfg(test)]
 mod tests {
+    use prost::Message as _;
     use tonic::metadata::MetadataValue;
+    use variant_engine::SplitMix64;
 
     use super::*;
 
     fn caps() -> Caps {
         Caps::from(&Config::default())
+    }
+
+    /// The answer as the generated code would have built it: one `pb::Move` per move, encoded
+    /// by prost.
+    fn reference(pos: &Position) -> pb::LegalMovesResponse {
+        let moves: Vec<pb::Move> = pos
+            .describe_moves()
+            .into_iter()
+            .map(|(_, d)| move_message(d))
+            .collect();
+        let status = status_with_legal_moves(pos, moves.len());
+        pb::LegalMovesResponse::from_messages(moves, pos.fen(), Some(status), Vec::new())
+    }
+
+    fn check_answers(pos: &Position, seen: &mut [usize; 6]) {
+        // The text-only answer: the same texts, in the same order, as the full one.
+        let texts = legal_moves_response(pos, pb::MoveDetail::Uci);
+        let full = reference(pos);
+        let expected = pb::LegalMovesResponse::from_messages(
+            Vec::new(),
+            full.fen().to_owned(),
+            full.status().copied(),
+            full.moves().iter().map(|m| m.uci.clone()).collect(),
+        );
+        let bytes = texts.encode_to_vec();
+        assert_eq!(
+            bytes,
+            expected.encode_to_vec(),
+            "texts differ at {}",
+            pos.fen()
+        );
+        assert_eq!(bytes.len(), texts.encoded_len());
+        assert_eq!(
+            pb::LegalMovesResponse::decode(bytes.as_slice()).expect("decodes"),
+            expected
+        );
+
+        let fast = legal_moves_response(pos, pb::MoveDetail::Full);
+        let slow = reference(pos);
+        let bytes = fast.encode_to_vec();
+        assert_eq!(
+            bytes,
+            slow.encode_to_vec(),
+            "encodings differ at {}",
+            pos.fen()
+        );
+        assert_eq!(bytes.len(), fast.encoded_len());
+        let decoded = pb::LegalMovesResponse::decode(bytes.as_slice()).expect("decodes");
+        // Decoding fills the plain fields only: the whole answer equals the reference.
+        assert_eq!(decoded, slow);
+        for m in slow.moves() {
+            seen[0] += usize::from(m.capture);
+            seen[1] += usize::from(m.check);
+            seen[2] += usize::from(!m.promotion.is_empty());
+            seen[3] += usize::from(!m.drop.is_empty());
+            seen[4] += usize::from(!m.relocation.is_empty());
+            seen[5] += 1;
+        }
+    }
+
+    /// Byte for byte the same as prost's encoding of the same moves, over random games of
+    /// every variant (drops, relocations, promotions, captures and checks all occur).
+    #[test]
+    fn direct_encoding_matches_prost() {
+        let mut seen = [0usize; 6];
+        for variant in Registry::builtin().iter() {
+            for seed in 1..=3 {
+                let mut rng = SplitMix64(seed);
+                let mut pos = Position::new(variant.clone());
+                for _ in 0..120 {
+                    check_answers(&pos, &mut seen);
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    pos.play(moves[rng.below(moves.len() as u64) as usize]);
+                }
+            }
+        }
+        // A promotion with capture and check, to be sure the rarest fields are covered.
+        let chess = Registry::builtin().get("chess").expect("chess");
+        let pos = Position::from_fen(chess, "3r3k/4P3/8/8/8/8/8/4K3 w - - 0 1").expect("fen");
+        check_answers(&pos, &mut seen);
+        assert!(
+            seen.iter().all(|&n| n > 0),
+            "a field never occurred: {seen:?}"
+        );
     }
 
     #[test]

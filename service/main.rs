@@ -27,17 +27,6 @@ async fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Some(Command::Loadgen(args)) => match variant_service::loadgen::run(&args).await {
-            Ok(summary) => {
-                print!("{}", summary.text);
-                println!("LOADGEN_JSON {}", summary.json);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("loadgen: {e}");
-                ExitCode::FAILURE
-            }
-        },
         None => {
             let config = telemetry::TelemetryConfig::from_env(cli.config.log_format);
             let telemetry = match telemetry::init(&config) {

@@ -57,7 +57,7 @@ async fn chess_start_legal(client: &mut Client) -> HashSet<String> {
         .await
         .expect("legal moves")
         .into_inner()
-        .moves
+        .into_moves()
         .into_iter()
         .map(|m| m.uci)
         .collect()
@@ -210,7 +210,7 @@ async fn legal_moves_answers_while_every_search_slot_is_busy() {
             .await
             .expect("LegalMoves never waits behind searches")
             .into_inner()
-            .moves;
+            .into_moves();
         latencies.push(started.elapsed());
         assert_eq!(moves.len(), 20);
     }
@@ -307,7 +307,7 @@ async fn sigterm_during_load_answers_every_accepted_call_and_exits_zero() {
                         })
                         .await;
                     let failed = result.is_err();
-                    outcomes.push((after_signal, result.map(|r| r.into_inner().moves.len())));
+                    outcomes.push((after_signal, result.map(|r| r.into_inner().moves().len())));
                     if failed {
                         break; // Refused: the server stopped accepting.
                     }
@@ -391,9 +391,8 @@ async fn loadgen_checks_every_legal_moves_answer() {
         ("lean", "uci"),
         ("full", "uci"),
     ] {
-        let cli = variant_service::Cli::parse_from([
-            "variant-service",
-            "loadgen",
+        let args = variant_loadgen::LoadgenArgs::parse_from([
+            "variant-loadgen",
             "--target",
             &server.handle.url(),
             "--rpc",
@@ -415,12 +414,7 @@ async fn loadgen_checks_every_legal_moves_answer() {
             "--seed",
             "3",
         ]);
-        let Some(variant_service::Command::Loadgen(args)) = cli.command else {
-            panic!("not a loadgen command");
-        };
-        let summary = variant_service::loadgen::run(&args)
-            .await
-            .expect("loadgen runs");
+        let summary = variant_loadgen::run(&args).await.expect("loadgen runs");
         let legal = &summary.json["per_rpc"]["legal_moves"];
         eprintln!("{decode}/{detail}: {}", summary.text);
         assert_eq!(

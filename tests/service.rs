@@ -36,7 +36,7 @@ async fn legal_uci(
         .await
         .expect("legal moves")
         .into_inner()
-        .moves
+        .into_moves()
         .into_iter()
         .map(|m| m.uci)
         .collect()
@@ -76,17 +76,17 @@ async fn every_rpc_answers_for_every_listed_variant() {
             .await
             .expect("legal moves")
             .into_inner();
-        assert!(!legal.moves.is_empty(), "{name}: no moves at the start");
-        assert!(legal.status.expect("status").ongoing, "{name}");
-        assert!(!legal.fen.is_empty());
+        assert!(!legal.moves().is_empty(), "{name}: no moves at the start");
+        assert!(legal.status().expect("status").ongoing, "{name}");
+        assert!(!legal.fen().is_empty());
 
         // The same position given by its explicit start FEN gives the same moves.
         let from_fen = legal_uci(&mut s.client, position(name, &v.start_fen, &[])).await;
-        let from_start: HashSet<_> = legal.moves.iter().map(|m| m.uci.clone()).collect();
+        let from_start: HashSet<_> = legal.moves().iter().map(|m| m.uci.clone()).collect();
         assert_eq!(from_fen, from_start, "{name}");
 
         // ApplyMove: play the first legal move; the position echoes it.
-        let first = legal.moves[0].clone();
+        let first = legal.moves()[0].clone();
         let applied = s
             .client
             .apply_move(pb::ApplyMoveRequest {
@@ -100,7 +100,7 @@ async fn every_rpc_answers_for_every_listed_variant() {
         assert_eq!(new_position.moves, vec![first.uci.clone()], "{name}");
         assert_eq!(new_position.variant, name);
         assert_eq!(applied.r#move.expect("move").uci, first.uci);
-        assert_ne!(applied.fen, legal.fen, "{name}: the FEN must change");
+        assert_ne!(applied.fen, legal.fen(), "{name}: the FEN must change");
 
         // BestMove at small depth returns a legal move.
         let best = s
@@ -139,7 +139,7 @@ async fn every_rpc_answers_for_every_listed_variant() {
             .await
             .expect("perft")
             .into_inner();
-        assert_eq!(perft.moves.len(), legal.moves.len(), "{name}");
+        assert_eq!(perft.moves.len(), legal.moves().len(), "{name}");
         assert_eq!(
             perft.moves.iter().map(|m| m.nodes).sum::<u64>(),
             perft.nodes
@@ -154,7 +154,7 @@ async fn every_rpc_answers_for_every_listed_variant() {
             .await
             .expect("perft 1")
             .into_inner();
-        assert_eq!(perft1.nodes, legal.moves.len() as u64, "{name}");
+        assert_eq!(perft1.nodes, legal.moves().len() as u64, "{name}");
         assert!(perft1.moves.is_empty(), "no split unless asked for");
     }
 }
@@ -241,7 +241,8 @@ async fn games_end_with_the_right_result_and_reason() {
                 .await
                 .expect("legal moves")
                 .into_inner()
-                .status
+                .status()
+                .copied()
                 .expect("status");
             assert!(status.ongoing, "{}: finished before move {i}", game.variant);
             let applied = s
@@ -271,7 +272,8 @@ async fn games_end_with_the_right_result_and_reason() {
             .await
             .expect("legal moves")
             .into_inner()
-            .status
+            .status()
+            .copied()
             .expect("status");
         assert_eq!(
             (listed.ongoing, listed.result(), listed.reason()),
@@ -292,8 +294,8 @@ async fn checkmated_side_is_in_check_and_has_no_moves() {
         .await
         .expect("legal moves")
         .into_inner();
-    assert!(response.moves.is_empty());
-    assert!(response.status.expect("status").in_check);
+    assert!(response.moves().is_empty());
+    assert!(response.status().expect("status").in_check);
 }
 
 #[tokio::test]
@@ -699,10 +701,10 @@ async fn text_only_detail_lists_the_same_moves() {
             unreachable!("three answers")
         };
         assert_eq!(default, full, "unspecified means full");
-        assert!(full.uci_moves.is_empty() && texts.moves.is_empty());
-        let listed: Vec<&str> = full.moves.iter().map(|m| m.uci.as_str()).collect();
-        assert_eq!(texts.uci_moves, listed, "{position:?}");
-        assert_eq!((&texts.fen, &texts.status), (&full.fen, &full.status));
+        assert!(full.uci_moves().is_empty() && texts.moves().is_empty());
+        let listed: Vec<&str> = full.moves().iter().map(|m| m.uci.as_str()).collect();
+        assert_eq!(texts.uci_moves(), listed, "{position:?}");
+        assert_eq!((texts.fen(), texts.status()), (full.fen(), full.status()));
     }
 }
 
@@ -719,7 +721,7 @@ async fn drops_and_relocations_are_described() {
         .expect("orphic legal moves")
         .into_inner();
     let drop = legal
-        .moves
+        .moves()
         .iter()
         .find(|m| m.uci == "N@e4")
         .expect("a knight drop on an empty square");

@@ -77,5 +77,5 @@ pub async fn assert_still_serving(client: &mut GameEngineClient<Channel>) {
         .await
         .expect("a good request after bad ones succeeds")
         .into_inner();
-    assert!(!response.moves.is_empty());
+    assert!(!response.moves().is_empty());
 }

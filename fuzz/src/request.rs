@@ -1,5 +1,9 @@
 //! In-process request handling for the `request` fuzz target (`fuzz/fuzz_targets/request.rs`).
 //!
+//! Fuzz-only code, kept out of the server. Two crates include this file with `#[path]`: the
+//! fuzz target, and the service's `tests/fuzz_request.rs`, so that its test below runs in the
+//! ordinary test suite (the fuzz crate is outside the workspace).
+//!
 //! [`handle_request`] decodes arbitrary bytes as each request message the server accepts and runs
 //! every message that decodes through the same validation, conversion and engine calls as the
 //! gRPC handlers in `api.rs`, minus the transport. Searches are capped at a few hundred nodes and
@@ -12,7 +16,7 @@ use prost::Message as _;
 use tonic::Status;
 use variant_engine::{Registry, Searcher, SearcherConfig, divide, perft};
 
-use crate::{
+use variant_service::{
     config::Config,
     convert::{self, Caps, Game},
     proto as pb,
@@ -40,7 +44,7 @@ static SEARCH: LazyLock<Mutex<Searcher>> =
 /// Decodes `data` as `LegalMovesRequest`, `ApplyMoveRequest`, `BestMoveRequest` and
 /// `PerftRequest` in turn and handles every one that decodes. Returns how many were answered
 /// without an error (useful to see that the corpus reaches the engine).
-pub fn handle_request(data: &[u8]) -> usize {
+pub(crate) fn handle_request(data: &[u8]) -> usize {
     let mut answered = 0;
     if let Ok(request) = pb::LegalMovesRequest::decode(data) {
         answered += usize::from(legal_moves(request).is_ok());
@@ -72,7 +76,7 @@ fn apply_move(request: pb::ApplyMoveRequest) -> Result<pb::ApplyMoveResponse, St
     Ok(pb::ApplyMoveResponse {
         position: Some(game.to_proto()),
         fen: game.position.fen(),
-        r#move: Some(description.into()),
+        r#move: Some(convert::move_message(description)),
         status: Some(convert::status(&game.position)),
     })
 }
