@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-call CPU and throughput of LegalMoves / ApplyMove beside Echo (issue 7), on loopback.
+# Per-call CPU and throughput of LegalMoves / ApplyMove beside Echo, on loopback.
 #
 #   deploy/load-cost.sh [--rounds N] [--concurrency C] [--duration S] [--ceiling] [SERVER_BIN...]
 #

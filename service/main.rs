@@ -8,7 +8,7 @@ use variant_service::{Cli, Command, healthcheck, serve, shutdown, telemetry};
 /// mimalloc instead of the system allocator: a `LegalMoves` answer is hundreds of small strings
 /// built on one tokio worker and freed on another, and glibc's malloc/free (with its
 /// cross-thread frees and fastbin consolidation) was about a third of the server's and the load
-/// generator's CPU (perf, issue 7).
+/// generator's CPU (perf profiles of both).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -14,7 +14,7 @@ pub(crate) const SQUARE_COUNT: usize = (STRIDE as usize) * (STRIDE as usize);
 
 /// The name of every square of the index space, a1 first, so writing a square (move text, SAN,
 /// the API's `from`/`to` fields) is a table look-up instead of integer formatting: describing
-/// hundreds of moves per `LegalMoves` call made `fmt` a visible cost (issue 7).
+/// hundreds of moves per `LegalMoves` call made `fmt` a visible cost in profiles.
 #[rustfmt::skip] // One rank per line.
 static SQUARE_NAMES: [&str; SQUARE_COUNT] = [
     "a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "i1", "j1",

@@ -1,7 +1,8 @@
 //! `SplitMix64`: a tiny, fast, seedable pseudo-random generator.
 //!
-//! Used where reproducibility matters and secrecy does not: Zobrist keys (stable across runs)
-//! and the load generator's choice of positions and moves.
+//! Used where reproducibility matters and secrecy does not: Zobrist keys (stable across runs),
+//! the skill level's seeded choice, the load generator's choice of positions and moves, and the
+//! random games of tests.
 
 /// The `SplitMix64` generator (Steele, Lea and Flood), one `u64` of state.
 ///

@@ -15,7 +15,7 @@ use crate::position::Position;
 /// For every destination square, the origins of the plain (not promotion, castling or en
 /// passant) legal moves landing there: SAN disambiguation reads a move's rivals from here
 /// instead of scanning the whole move list once per move, which was quadratic in the move count
-/// (Orphic positions have hundreds of drops; issue 7).
+/// (Orphic positions have hundreds of drops).
 struct Rivals {
     origins: [Bitboard; SQUARE_COUNT],
 }
@@ -73,7 +73,7 @@ impl Position {
         self.play_unchecked(m);
         // `status()` counts the legal replies, a whole move generation; a mate needs the side
         // to move in check, so only checking moves pay for it. Without this shortcut SAN for
-        // every move was about half of a LegalMoves call (perf, issue 7).
+        // every move was about half of a LegalMoves call (perf profile of the server).
         let suffix = if !self.in_check() {
             ""
         } else if let GameStatus::Finished {
