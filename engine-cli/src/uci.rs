@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use variant_engine::{
-    Clock, Color, Limits, Position, Registry, Score, SearchInfo, SearchOptions, Searcher,
+    Clock, Color, Features, Limits, Position, Registry, Score, SearchInfo, SearchOptions, Searcher,
     SearcherConfig, Square, Variant, divide, perft,
 };
 
@@ -78,6 +78,9 @@ pub struct UciSession<W: Write + Send + 'static> {
     threads: usize,
     multipv: usize,
     skill: Option<u8>,
+    /// Search features (`Features` option): all on unless a self-play comparison turns some
+    /// off.
+    features: Features,
     running: Option<Running>,
 }
 
@@ -108,6 +111,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             threads: 1,
             multipv: 1,
             skill: None,
+            features: Features::default(),
             running: None,
         }
     }
@@ -179,6 +183,9 @@ impl<W: Write + Send + 'static> UciSession<W> {
                     self.out,
                     "option name Skill Level type spin default 20 min 0 max 20"
                 )?;
+                // The `SearchOptions` text form, so that a match can pit configurations
+                // against each other through UCI (`option.Features=null=off,lmr=off`).
+                writeln!(self.out, "option name Features type string default <empty>")?;
                 writeln!(self.out, "uciok")?;
             }
             "isready" => writeln!(self.out, "readyok")?,
@@ -243,6 +250,19 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 Ok(n) if n <= 20 => self.skill = (n < 20).then_some(n),
                 _ => writeln!(self.out, "info string invalid Skill Level value {value:?}")?,
             },
+            (Some("Features"), value) => {
+                let text = value.unwrap_or_default();
+                let text = if text == "<empty>" { "" } else { text.as_str() };
+                match text.parse::<SearchOptions>() {
+                    // Only the switches: the skill level has its own option.
+                    Ok(o) if o.skill_level.is_none() => self.features = o.features,
+                    Ok(_) => writeln!(
+                        self.out,
+                        "info string Features takes no skill (use the Skill Level option)"
+                    )?,
+                    Err(e) => writeln!(self.out, "info string {e}")?,
+                }
+            }
             (name, _) => writeln!(
                 self.out,
                 "info string unknown option {:?}",
@@ -305,6 +325,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
         };
         let infinite = limits.infinite;
         let options = SearchOptions {
+            features: self.features,
             skill_level: self.skill,
             ..SearchOptions::default()
         };
@@ -599,6 +620,27 @@ mod tests {
         assert_eq!(parse_go(&["nodes", "500"]).unwrap().nodes, Some(500));
         assert!(parse_go(&["depth"]).is_err());
         assert!(parse_go(&["sideways"]).is_err());
+    }
+
+    #[test]
+    fn the_features_option_sets_the_search_switches() {
+        let buf = Buf::default();
+        let mut s = UciSession::new(Registry::builtin(), buf.clone());
+        s.handle("setoption name Features value null=off,lmr=off")
+            .unwrap();
+        assert!(!s.features.null_move && !s.features.lmr && s.features.tt);
+        s.handle("setoption name Features value bogus=on").unwrap();
+        s.handle("setoption name Features value skill=3").unwrap();
+        assert!(!s.features.null_move, "a rejected value changes nothing");
+        s.handle("setoption name Features value <empty>").unwrap();
+        assert_eq!(s.features, Features::default());
+        drop(s);
+        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert!(
+            out.contains("invalid engine config item \"bogus=on\""),
+            "{out}"
+        );
+        assert!(out.contains("Features takes no skill"), "{out}");
     }
 
     #[test]
