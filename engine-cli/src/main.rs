@@ -1,22 +1,22 @@
 //! `variant-engine`: the command-line front ends to the engine library.
 //!
 //! With no arguments it speaks UCI on stdin/stdout ([`uci`]). Subcommands: `perft` (move-path
-//! counts), `bench` (the search signature, [`bench`](mod@bench)) and `match` (self-play between two
-//! configurations, [`selfplay`]). The library itself never prints; everything that talks to a
-//! terminal or a protocol lives in this package.
+//! counts), `bench` (the search signature, [`bench`](mod@bench)) and `match` (a refereed match
+//! between two UCI engines, this one included, [`matches`]). The library itself never prints;
+//! everything that talks to a terminal or a protocol lives in this package.
 
 mod bench;
-mod selfplay;
+mod matches;
 mod uci;
 
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
-use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
-use variant_engine::{Registry, SearchOptions};
+use clap::{Parser, Subcommand};
+use variant_engine::Registry;
 
-use crate::selfplay::{MatchConfig, MoveLimit, run_match};
+use crate::matches::args::MatchArgs;
+use crate::matches::run_match;
 use crate::uci::{Flow, UciSession, perft_command};
 
 /// Exit code for bad arguments (clap uses the same for its own usage errors).
@@ -54,44 +54,9 @@ enum Command {
         #[arg(long, default_value_t = bench::BENCH_DEPTH, value_parser = clap::value_parser!(u32).range(1..))]
         depth: u32,
     },
-    /// Plays a self-play match between two engine configurations.
-    Match(MatchArgs),
-}
-
-/// Arguments of `match`.
-#[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("limit").multiple(false))]
-struct MatchArgs {
-    /// Variant name.
-    #[arg(long, default_value = "chess")]
-    variant: String,
-    /// Games (rounded up to an even number: each opening is played with both colours).
-    #[arg(long, default_value_t = 20)]
-    games: u64,
-    /// Configuration A, e.g. `null=off,lmr=off,skill=5` (empty = defaults).
-    #[arg(long = "a", default_value = "")]
-    config_a: String,
-    /// Configuration B.
-    #[arg(long = "b", default_value = "")]
-    config_b: String,
-    /// Time per move in milliseconds (the default limit, 50 ms).
-    #[arg(long, group = "limit")]
-    movetime: Option<u64>,
-    /// Fixed depth per move.
-    #[arg(long, group = "limit")]
-    depth: Option<u64>,
-    /// Fixed nodes per move.
-    #[arg(long, group = "limit")]
-    nodes: Option<u64>,
-    /// Seed for openings and skill choices.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Games played at the same time (1..=64).
-    #[arg(long, default_value_t = 1)]
-    concurrency: u64,
-    /// Random plies from the start position that make an opening.
-    #[arg(long, default_value_t = 4)]
-    plies: u64,
+    /// Plays a match between two UCI engines (`cmd=self` is this program), refereed by our
+    /// rules; see docs/MATCHES.md.
+    Match(Box<MatchArgs>),
 }
 
 fn main() -> ExitCode {
@@ -144,38 +109,15 @@ fn bench_main(depth: u32) -> ExitCode {
 }
 
 fn match_main(args: &MatchArgs) -> ExitCode {
-    let parsed = (|| -> Result<_, String> {
-        let variant = Registry::builtin()
-            .get(&args.variant)
-            .map_err(|e| e.to_string())?;
-        let a: SearchOptions = args.config_a.parse().map_err(|e| format!("--a: {e}"))?;
-        let b: SearchOptions = args.config_b.parse().map_err(|e| format!("--b: {e}"))?;
-        let limit = match (args.depth, args.nodes) {
-            (Some(depth), _) => MoveLimit::Depth(depth.clamp(1, 100) as u32),
-            (None, Some(nodes)) => MoveLimit::Nodes(nodes.max(1)),
-            (None, None) => {
-                MoveLimit::Time(Duration::from_millis(args.movetime.unwrap_or(50).max(1)))
-            }
-        };
-        let cfg = MatchConfig {
-            games: args.games as usize,
-            limit,
-            opening_plies: args.plies as usize,
-            seed: args.seed,
-            concurrency: args.concurrency.clamp(1, 64) as usize,
-            max_plies: 400,
-        };
-        Ok((variant, a, b, cfg))
-    })();
-    let (variant, a, b, cfg) = match parsed {
-        Ok(p) => p,
+    let config = match args.to_config(&Registry::builtin()) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(USAGE_ERROR);
         }
     };
     let mut out = io::stdout();
-    match run_match(&variant, &a, &b, &cfg, &mut out) {
+    match run_match(&config, &mut out) {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -226,17 +168,18 @@ mod tests {
             "--games",
             "4",
             "--a",
-            "null=off",
+            "name=new",
+            "cmd=self",
             "--b",
-            "",
+            "cmd=self",
+            "option.Features=null=off",
+            "nodes=20",
             "--nodes",
             "500",
-            "--seed",
-            "7",
+            "--sprt",
+            "0,10",
             "--concurrency",
             "2",
-            "--plies",
-            "6",
         ])
         .unwrap()
         .command
@@ -244,11 +187,38 @@ mod tests {
             panic!("not match");
         };
         assert_eq!(
-            (m.variant.as_str(), m.games, m.config_a.as_str(), m.nodes),
-            ("soho", 4, "null=off", Some(500))
+            (m.variant.as_str(), m.games, m.nodes, m.sprt),
+            ("soho", 4, Some(500), Some((0.0, 10.0)))
         );
-        assert_eq!((m.seed, m.concurrency, m.plies), (7, 2, 6));
-        assert!(parse(&["match", "--depth", "3", "--nodes", "9"]).is_err());
+        assert_eq!(m.a, ["name=new", "cmd=self"]);
+        assert_eq!(m.b, ["cmd=self", "option.Features=null=off", "nodes=20"]);
+        assert_eq!(
+            (m.seed, m.concurrency, m.plies, m.max_plies),
+            (1, 2, 4, 600)
+        );
+        let config = m.to_config(&Registry::builtin()).unwrap();
+        assert_eq!(
+            [&config.entrants[0].name, &config.entrants[1].name],
+            ["new", "self"]
+        );
+        assert_eq!(
+            config.entrants[1].command.variant.as_deref(),
+            Some("soho"),
+            "the engine is told the match's variant"
+        );
+        let both = |extra: &[&str]| {
+            let mut v = vec!["match", "--a", "cmd=x", "--b", "cmd=y"];
+            v.extend_from_slice(extra);
+            parse(&v)
+        };
+        assert!(both(&["--depth", "3", "--nodes", "9"]).is_err());
+        assert!(both(&["--tc", "nonsense"]).is_err());
+        assert!(both(&["--sprt", "5,0"]).is_err());
+        assert!(both(&["--games", "0"]).is_err());
+        assert!(
+            parse(&["match", "--a", "cmd=x"]).is_err(),
+            "--b is required"
+        );
         assert!(parse(&["frobnicate"]).is_err());
     }
 }
