@@ -6,6 +6,8 @@
 //! Everything is bounded by node or depth limits and a ply cap, never by the clock, so the
 //! outcomes are deterministic and the tests fast. The fake engines need a POSIX `sh`.
 #![cfg(unix)]
+// Test helpers outside `#[test]` functions: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -103,7 +105,10 @@ fn against(fake: &Path, games: usize, extra: &[&str]) -> String {
     let mut args = vec!["--a"];
     args.extend_from_slice(GOOD);
     args.extend_from_slice(&["--b", "name=fake", &cmd]);
+    // A node limit for the fake too: under a time limit its slow proxied moves could lose on
+    // time on a loaded machine, which would make the outcome depend on the clock.
     args.extend_from_slice(&["--games", &games, "--plies", "2", "--max-plies", "60"]);
+    args.extend_from_slice(&["--nodes", "200"]);
     args.extend_from_slice(extra);
     run_match(&args)
 }

@@ -451,3 +451,190 @@ fn last_scores(record: &GameRecord, color: Color, moves: u32) -> Option<i32> {
     }
     mine.into_iter().min()
 }
+
+#[cfg(test)]
+mod tests {
+    use variant_engine::Registry;
+
+    use super::*;
+
+    /// A player that answers from a script: each answer is a move text with a score, or a
+    /// failure.
+    struct Scripted(std::vec::IntoIter<Result<(&'static str, Option<i32>), EngineFailure>>);
+
+    impl Scripted {
+        fn new(answers: Vec<Result<(&'static str, Option<i32>), EngineFailure>>) -> Self {
+            Self(answers.into_iter())
+        }
+
+        fn moves(moves: &[&'static str]) -> Self {
+            Self::new(moves.iter().map(|m| Ok((*m, Some(0)))).collect())
+        }
+    }
+
+    impl Player for Scripted {
+        fn new_game(&mut self) -> Result<(), EngineFailure> {
+            Ok(())
+        }
+
+        fn go(
+            &mut self,
+            _fen: &str,
+            _moves: &[String],
+            _go: Go,
+            _deadline: Duration,
+        ) -> Result<(Thought, Duration), EngineFailure> {
+            let (best, score) = self.0.next().unwrap_or(Err(EngineFailure::Crashed))?;
+            let thought = Thought {
+                best: best.to_owned(),
+                depth: 1,
+                score,
+                ..Thought::default()
+            };
+            Ok((thought, Duration::from_millis(1)))
+        }
+    }
+
+    fn settings() -> GameSettings {
+        GameSettings {
+            time_control: TimeControl::Nodes(1),
+            overrides: [None, None],
+            time_margin: Duration::ZERO,
+            hang_timeout: Duration::from_secs(1),
+            adjudication: Adjudication {
+                resign: None,
+                draw: None,
+                max_plies: 100,
+            },
+        }
+    }
+
+    fn play(
+        white: &mut Scripted,
+        black: &mut Scripted,
+        opening: &[&str],
+        settings: &GameSettings,
+    ) -> GameRecord {
+        let v = Registry::builtin().get("chess").unwrap();
+        let opening: Vec<String> = opening.iter().map(|m| (*m).to_owned()).collect();
+        play_game(&v, v.start_fen(), &opening, [white, black], settings).unwrap()
+    }
+
+    #[test]
+    fn the_rules_end_the_game_at_checkmate() {
+        let mut white = Scripted::moves(&["g2g4"]);
+        let mut black = Scripted::moves(&["e7e5", "d8h4"]);
+        let g = play(&mut white, &mut black, &["f2f3"], &settings());
+        assert_eq!(g.ending, Ending::Rules(Termination::Checkmate));
+        assert_eq!(g.winner, Some(Color::Black));
+        assert_eq!(g.opening_san, ["f3"]);
+        let san: Vec<&str> = g.moves.iter().map(|m| m.san.as_str()).collect();
+        assert_eq!(san, ["e5", "g4", "Qh4#"]);
+        assert_eq!(g.moves[0].mover, Color::Black);
+    }
+
+    #[test]
+    fn an_illegal_or_sloppy_move_loses_for_its_mover() {
+        for bad in ["e2e5", "e4", "nonsense"] {
+            let mut white = Scripted::moves(&[bad]);
+            let mut black = Scripted::moves(&[]);
+            let g = play(&mut white, &mut black, &[], &settings());
+            assert_eq!(g.ending, Ending::IllegalMove(bad.to_owned()), "{bad}");
+            assert_eq!(g.winner, Some(Color::Black));
+            assert!(g.moves.is_empty());
+        }
+    }
+
+    #[test]
+    fn engine_failures_lose_with_their_own_ending() {
+        for (failure, ending) in [
+            (EngineFailure::Crashed, Ending::Crash),
+            (EngineFailure::Timeout(Duration::ZERO), Ending::TimeForfeit),
+            (EngineFailure::NoMove("(none)".into()), Ending::NoMove),
+        ] {
+            let mut white = Scripted::moves(&["e2e4"]);
+            let mut black = Scripted::new(vec![Err(failure)]);
+            let g = play(&mut white, &mut black, &[], &settings());
+            assert_eq!((g.ending.clone(), g.winner), (ending, Some(Color::White)));
+            assert!(g.ending.is_fault());
+        }
+    }
+
+    #[test]
+    fn the_ply_cap_and_bad_openings() {
+        let mut s = settings();
+        s.adjudication.max_plies = 3;
+        let mut white = Scripted::moves(&["g1f3", "f3g1"]);
+        let mut black = Scripted::moves(&["g8f6", "f6g8"]);
+        let g = play(&mut white, &mut black, &["e2e4"], &s);
+        assert_eq!((g.ending.clone(), g.winner), (Ending::MaxPlies, None));
+        assert_eq!(g.opening.len() + g.moves.len(), 3);
+        let v = Registry::builtin().get("chess").unwrap();
+        let err = play_game(
+            &v,
+            v.start_fen(),
+            &["e2e4".into(), "e2e4".into()],
+            [&mut white, &mut black],
+            &s,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, GameError::OpeningMove { index: 1, .. }),
+            "{err}"
+        );
+        assert!(play_game(&v, "8/8 w", &[], [&mut white, &mut black], &s).is_err());
+    }
+
+    #[test]
+    fn both_engines_must_agree_before_a_resignation() {
+        let mut s = settings();
+        s.adjudication.resign = Some((2, 500));
+        // White thinks it is winning, Black agrees only from its second move on.
+        let mut white = Scripted::new(vec![
+            Ok(("g1f3", Some(600))),
+            Ok(("f3g1", Some(700))),
+            Ok(("g1f3", Some(800))),
+        ]);
+        let mut black = Scripted::new(vec![
+            Ok(("g8f6", Some(0))),
+            Ok(("f6g8", Some(-600))),
+            Ok(("g8f6", Some(-900))),
+        ]);
+        let g = play(&mut white, &mut black, &[], &s);
+        assert_eq!(
+            (g.ending.clone(), g.winner),
+            (Ending::Resignation, Some(Color::White))
+        );
+        assert_eq!(g.moves.len(), 6, "after Black's second agreeing move");
+    }
+
+    #[test]
+    fn clocks_charge_add_increments_and_new_periods() {
+        let tc = TimeControl::Clock {
+            base: Duration::from_secs(10),
+            increment: Duration::from_secs(1),
+            moves_per_period: Some(2),
+        };
+        let mut c = Clocks::new([tc, TimeControl::Nodes(5)]);
+        let s = settings();
+        let (go, deadline) = c.go(tc, 0, &s);
+        assert_eq!(
+            go,
+            Go::Clock {
+                wtime: Duration::from_secs(10),
+                btime: Duration::ZERO,
+                winc: Duration::from_secs(1),
+                binc: Duration::ZERO,
+                movestogo: Some(2),
+            }
+        );
+        assert_eq!(deadline, Duration::from_secs(10));
+        assert!(c.charge(tc, 0, Duration::from_secs(3), Duration::ZERO));
+        assert_eq!(c.left[0], Duration::from_secs(8));
+        // The second move of the period ends it: the base time is added again.
+        assert!(c.charge(tc, 0, Duration::from_secs(1), Duration::ZERO));
+        assert_eq!(c.left[0], Duration::from_secs(18));
+        assert!(!c.charge(tc, 0, Duration::from_secs(19), Duration::ZERO));
+        assert_eq!(c.go(TimeControl::Nodes(5), 1, &s).0, Go::Nodes(5));
+    }
+}
