@@ -46,7 +46,7 @@ pub use moves::{Move, MoveKind};
 pub use notation::{
     FenError, MoveDescription, MoveDescriptionRef, MoveError, MoveText, MoveTextError,
 };
-pub use perft::{divide, perft, perft_copy_make};
+pub use perft::{PerftStop, divide, divide_with_stop, perft, perft_copy_make, perft_with_stop};
 pub use piece::{ByColor, Color, Piece, PieceKind};
 pub use position::Position;
 pub use search::{

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::geometry::{STRIDE, Square};
+use crate::notation::quote;
 use crate::piece::{Color, MAX_KINDS, Piece};
 use crate::position::zobrist::MAX_POCKET;
 use crate::position::{Position, castling_bit};
@@ -54,13 +55,13 @@ pub enum FenError {
         letter: char,
     },
     /// A pocket in a variant without drops, or a malformed pocket.
-    #[error("invalid pocket {0:?}")]
+    #[error("invalid pocket {}", quote(.0))]
     BadPocket(String),
     /// Side-to-move field other than `w`/`b`.
-    #[error("invalid side to move {0:?} (expected \"w\" or \"b\")")]
+    #[error("invalid side to move {} (expected \"w\" or \"b\")", quote(.0))]
     BadSide(String),
     /// Unknown or duplicated rights letter.
-    #[error("invalid rights field {0:?}")]
+    #[error("invalid rights field {}", quote(.0))]
     BadRights(String),
     /// A castling right whose king or rook is not at home.
     #[error("castling right {right:?} but the {piece} is not on its home square")]
@@ -71,10 +72,10 @@ pub enum FenError {
         piece: &'static str,
     },
     /// An en-passant field that is not a square of the board.
-    #[error("invalid en-passant square {0:?}")]
+    #[error("invalid en-passant square {}", quote(.0))]
     BadEnPassant(String),
     /// A clock that is not a number.
-    #[error("invalid {field} {value:?}")]
+    #[error("invalid {field} {}", quote(.value))]
     BadClock {
         /// "half-move clock" or "full-move number".
         field: &'static str,

@@ -523,7 +523,7 @@ const _: () = assert!(SQUARE_COUNT == 100);
 
 /// Why a variant name was not found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant {name:?} (known: {known})")]
+#[error("unknown variant {} (known: {known})", crate::notation::quote(.name))]
 pub struct UnknownVariant {
     /// The name asked for.
     pub name: String,
