@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, Features, GameStatus, Limits, MoveDescription, PieceDef, Position, Registry, Score,
-    SearchInfo, SearchResult, StopReason, Termination, Variant,
+    Color, Features, GameStatus, Limits, MoveDescription, MoveError, PieceDef, Position, Registry,
+    Score, SearchInfo, SearchResult, StopReason, Termination, Variant,
 };
 
 use crate::{
     config::Config,
-    error::{ServiceError, ServiceResult},
+    error::{MoveField, ServiceError, ServiceResult},
     proto as pb,
     wire::{EncodedMoves, EncodedTexts},
 };
@@ -102,13 +102,12 @@ impl Game {
         let mut played = Vec::with_capacity(moves.len());
         let mut normal = String::new();
         for (index, text) in moves.into_iter().enumerate() {
-            let m = pos
-                .parse_move(&text)
-                .map_err(|source| ServiceError::MoveList {
-                    index,
-                    text: text.clone(),
-                    source,
-                })?;
+            let m = match pos.parse_move(&text) {
+                Ok(m) => m,
+                Err(source) => {
+                    return Err(refused_move(&pos, MoveField::List(index), text, source));
+                }
+            };
             // Clients mostly send the normalised text already: keep their string then rather
             // than allocating a new one per replayed move.
             normal.clear();
@@ -134,7 +133,9 @@ impl Game {
                 max: caps.max_moves,
             });
         }
-        let m = self.position.parse_move(text)?;
+        let m = self.position.parse_move(text).map_err(|source| {
+            refused_move(&self.position, MoveField::Apply, text.into(), source)
+        })?;
         let description = self.position.describe(m);
         self.moves.push(description.uci.clone());
         self.position.play(m);
@@ -148,6 +149,29 @@ impl Game {
             fen: self.start_fen.clone(),
             moves: self.moves.clone(),
         }
+    }
+}
+
+/// The error for a move the engine refused in `pos`: the game is over if the position has no
+/// legal moves left (mate, stalemate, a Decima result), else the engine's reason.
+fn refused_move(pos: &Position, field: MoveField, text: String, source: MoveError) -> ServiceError {
+    if matches!(source, MoveError::Illegal { .. })
+        && let GameStatus::Finished { reason, .. } = pos.status()
+        && pos.count_legal_moves() == 0
+    {
+        return ServiceError::GameOver {
+            field,
+            text,
+            reason,
+        };
+    }
+    match field {
+        MoveField::Apply => ServiceError::InvalidMove(source),
+        MoveField::List(index) => ServiceError::MoveList {
+            index,
+            text,
+            source,
+        },
     }
 }
 
