@@ -465,7 +465,7 @@ impl EnginePool {
         }
         // Created before admission so that the ledger sees a cancelled job as ending now; set
         // when the request is dropped (guard below), even while it waits.
-        let stop = Arc::new(AtomicBool::new(self.finishing.load(Ordering::Relaxed)));
+        let stop = Arc::new(AtomicBool::new(false));
         let guard = StopOnDrop(Arc::clone(&stop));
         let slot = self.admit(demand, deadline, &stop).await?;
         let budget = match deadline {
@@ -473,6 +473,11 @@ impl EnginePool {
             None => None,
         };
         self.register(&stop);
+        // Registered first, then checked: a drain that began while this job waited either sees
+        // it registered or has already set `finishing` (both under the `running` lock).
+        if self.finishing.load(Ordering::Relaxed) {
+            stop.store(true, Ordering::Relaxed);
+        }
         let (tx, rx) = oneshot::channel();
         let thread_stop = Arc::clone(&stop);
         std::thread::Builder::new()
