@@ -1,7 +1,7 @@
 //! The service's error type: everything a request can fail with.
 //!
 //! Messages are lowercase and name the problem; they quote client input through
-//! [`variant_engine::notation::quote`] (at most ~100 characters of it, plus its length), because
+//! [`variant_engine::notation::quote()`] (at most ~100 characters of it, plus its length), because
 //! a status message travels as an HTTP/2 header that clients refuse past a few kilobytes. They
 //! are sent to clients as they are (except [`ServiceError::Internal`], whose details are only
 //! logged), with machine-readable details (see `status.rs`).

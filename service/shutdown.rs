@@ -62,7 +62,7 @@ impl std::fmt::Debug for Drain<'_> {
 ///
 /// The server itself finishes once every connection has closed; a connection whose client does
 /// not react to the GOAWAY (idle, half-open) would keep it waiting, so as soon as no call has
-/// been in flight for [`QUIET_LINGER`] the remaining connections are closed. When the grace
+/// been in flight for a moment (`QUIET_LINGER`) the remaining connections are closed. When the grace
 /// period expires they are closed too and the server future is dropped: request futures are
 /// dropped, and their guards stop running searches.
 ///
