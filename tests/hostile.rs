@@ -16,15 +16,16 @@
 mod common;
 
 use std::{
-    collections::HashSet,
     net::SocketAddr,
-    num::NonZeroUsize,
-    process::{Child, Command, Stdio},
+    process::Command,
     time::{Duration, Instant},
 };
 
 use bytes::Bytes;
-use common::{TestServer, port::free_port, position, start_of, start_with};
+use common::{
+    Reap, SMALL_POOL_SHORT_GRACE, TestServer, chess_start_legal, pool_config, position, search,
+    spawn_binary, start_of, start_with,
+};
 use tokio::{
     io::{AsyncReadExt as _, AsyncWriteExt as _},
     net::TcpStream,
@@ -46,44 +47,10 @@ static SERIAL: Mutex<()> = Mutex::const_new(());
 /// How long a "prompt" answer may take at most on a loaded CI machine.
 const PROMPT: Duration = Duration::from_secs(2);
 
-fn config(slots: usize, queue: usize) -> Config {
-    Config {
-        max_searches: NonZeroUsize::new(slots),
-        search_queue: queue,
-        hash_mb: 1,
-        ..Config::default()
-    }
-}
-
-fn search(movetime_ms: u32) -> pb::BestMoveRequest {
-    pb::BestMoveRequest {
-        position: start_of("chess"),
-        limits: Some(pb::Limits {
-            movetime_ms,
-            ..Default::default()
-        }),
-    }
-}
-
 fn with_timeout<T>(message: T, timeout: Duration) -> Request<T> {
     let mut request = Request::new(message);
     request.set_timeout(timeout);
     request
-}
-
-async fn chess_start_legal(client: &mut Client) -> HashSet<String> {
-    client
-        .legal_moves(pb::LegalMovesRequest {
-            position: start_of("chess"),
-            ..Default::default()
-        })
-        .await
-        .expect("legal moves")
-        .into_inner()
-        .moves
-        .into_iter()
-        .map(|m| m.uci)
-        .collect()
 }
 
 /// Waits until every search slot is free again; returns how long that took.
@@ -256,7 +223,7 @@ async fn raw_call(addr: SocketAddr, path: &str, body: Bytes) -> Status {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn broken_framing_on_every_method_is_refused_and_the_server_carries_on() {
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(config(2, 4)).await;
+    let mut s = start_with(pool_config(2, 4)).await;
     let mut calls = 0;
     for path in METHODS {
         for (kind, body, codes) in broken_bodies() {
@@ -290,7 +257,7 @@ async fn broken_framing_on_every_method_is_refused_and_the_server_carries_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn huge_inputs_get_short_messages_that_say_how_long_they_were() {
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(config(2, 4)).await;
+    let mut s = start_with(pool_config(2, 4)).await;
     let huge_name = "v".repeat(10_000);
     // A 1 MB side-to-move field: FEN errors quote the field they reject.
     let huge_fen = format!("8/8/8/8/8/8/8/K6k {} - - 0 1", "w".repeat(1_000_000));
@@ -374,10 +341,21 @@ async fn huge_inputs_get_short_messages_that_say_how_long_they_were() {
     assert_healthy(&mut s, "huge inputs").await;
 }
 
+/// The refusal of a `LegalMoves` call on the chess start followed by `moves`.
+async fn refused_moves(client: &mut Client, moves: &[&str]) -> Status {
+    client
+        .legal_moves(pb::LegalMovesRequest {
+            position: Some(position("chess", "", moves)),
+            ..Default::default()
+        })
+        .await
+        .expect_err("the moves list must be refused")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_and_failing_move_lists_are_replayed_or_refused_by_index() {
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(config(2, 4)).await;
+    let mut s = start_with(pool_config(2, 4)).await;
     // 1000 legal moves (knights out and back; repetitions do not end the game today).
     let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
     let moves: Vec<&str> = shuffle.iter().copied().cycle().take(1_000).collect();
@@ -421,14 +399,7 @@ async fn long_and_failing_move_lists_are_replayed_or_refused_by_index() {
     eprintln!("1000-move list: three calls in {:?}", started.elapsed());
 
     let too_many: Vec<&str> = shuffle.iter().copied().cycle().take(1_001).collect();
-    let status = s
-        .client
-        .legal_moves(pb::LegalMovesRequest {
-            position: Some(position("chess", "", &too_many)),
-            ..Default::default()
-        })
-        .await
-        .expect_err("over --max-moves");
+    let status = refused_moves(&mut s.client, &too_many).await;
     assert_eq!(
         status
             .get_error_details()
@@ -438,14 +409,7 @@ async fn long_and_failing_move_lists_are_replayed_or_refused_by_index() {
     );
     let mut failing = moves[..999].to_vec();
     failing.push("e1e8");
-    let status = s
-        .client
-        .legal_moves(pb::LegalMovesRequest {
-            position: Some(position("chess", "", &failing)),
-            ..Default::default()
-        })
-        .await
-        .expect_err("illegal last move");
+    let status = refused_moves(&mut s.client, &failing).await;
     assert!(
         status.message().starts_with("position.moves[999] \"e1e8\""),
         "{}",
@@ -469,7 +433,7 @@ async fn floods_of_cancelled_streams_and_closed_channels_free_every_slot() {
     const STREAMS: usize = 100;
     const CHANNELS: usize = 30;
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(config(2, 8)).await;
+    let mut s = start_with(pool_config(2, 8)).await;
     let analyze = || pb::AnalyzeRequest {
         position: start_of("chess"),
         limits: Some(pb::Limits {
@@ -520,7 +484,7 @@ async fn floods_of_cancelled_streams_and_closed_channels_free_every_slot() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deep_perfts_stop_at_their_deadline_and_a_search_then_answers() {
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(config(2, 4)).await;
+    let mut s = start_with(pool_config(2, 4)).await;
     let deadline = Duration::from_secs(1);
     let sent = Instant::now();
     let perfts: Vec<_> = (0..2)
@@ -581,7 +545,7 @@ async fn deep_perfts_stop_at_their_deadline_and_a_search_then_answers() {
 async fn a_burst_of_searches_is_answered_in_time_or_refused_at_once_never_left_to_expire() {
     const CALLS: usize = 32;
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(config(2, 16)).await;
+    let mut s = start_with(pool_config(2, 16)).await;
     let legal = chess_start_legal(&mut s.client).await;
     let deadline = Duration::from_secs(3);
     let calls: Vec<_> = (0..CALLS)
@@ -658,7 +622,7 @@ async fn idle_sockets_are_closed_at_the_handshake_timeout_while_calls_stay_fast(
     let timeout = Duration::from_millis(500);
     let mut s = start_with(Config {
         handshake_timeout_ms: 500,
-        ..config(2, 4)
+        ..pool_config(2, 4)
     })
     .await;
     let latency = async |client: &mut Client, n: usize| {
@@ -740,46 +704,21 @@ async fn idle_sockets_are_closed_at_the_handshake_timeout_while_calls_stay_fast(
     assert_healthy(&mut s, "idle sockets").await;
 }
 
-/// Kills the child if the test fails before it exits.
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        if self.0.try_wait().ok().flatten().is_none() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-/// The server binary on a free port with `args`, once it accepts calls.
-async fn binary(args: &[&str]) -> (Reap, u16, Client) {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_variant-service"))
-        .args(["--listen", &format!("127.0.0.1:{port}"), "--hash-mb", "1"])
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn the server binary");
-    let child = Reap(child);
-    let url = format!("http://127.0.0.1:{port}");
-    let channel = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            if let Ok(channel) = Channel::from_shared(url.clone())
-                .expect("url")
-                .connect()
-                .await
-            {
-                break channel;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("the server starts listening");
-    (child, port, Client::new(channel))
+/// An idle raw TCP socket (it never sends the preface) and a half-open HTTP/2 connection, to
+/// the server on `port`, once the server has seen both.
+async fn idle_and_half_open(port: u16) -> [TcpStream; 2] {
+    let idle = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let mut half_open = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    half_open
+        .write_all(PREFACE_AND_SETTINGS)
+        .await
+        .expect("write");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    [idle, half_open]
 }
 
 /// Sends SIGTERM and returns the exit status and how long the exit took.
@@ -804,20 +743,9 @@ async fn sigterm_with_idle_and_half_open_sockets_and_nothing_in_flight_exits_at_
     let _serial = SERIAL.lock().await;
     let grace = 10;
     let (mut child, port, mut client) =
-        binary(&["--shutdown-grace-secs", &grace.to_string()]).await;
+        spawn_binary(&["--shutdown-grace-secs", &grace.to_string()]).await;
     chess_start_legal(&mut client).await;
-    // An idle raw TCP socket (never sends the preface) and a half-open HTTP/2 one.
-    let _idle = TcpStream::connect(("127.0.0.1", port))
-        .await
-        .expect("connect");
-    let mut half_open = TcpStream::connect(("127.0.0.1", port))
-        .await
-        .expect("connect");
-    half_open
-        .write_all(PREFACE_AND_SETTINGS)
-        .await
-        .expect("write");
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    let _sockets = idle_and_half_open(port).await;
     let (exit, took) = sigterm(&mut child, Duration::from_secs(grace + 10)).await;
     eprintln!("SIGTERM with an idle and a half-open socket: exited {exit:?} after {took:?}");
     assert!(exit.success(), "{exit:?}");
@@ -828,15 +756,7 @@ async fn sigterm_with_idle_and_half_open_sockets_and_nothing_in_flight_exits_at_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_with_mixed_calls_in_flight_answers_them_and_exits_zero() {
     let _serial = SERIAL.lock().await;
-    let (mut child, port, mut client) = binary(&[
-        "--max-searches",
-        "2",
-        "--search-queue",
-        "4",
-        "--shutdown-grace-secs",
-        "3",
-    ])
-    .await;
+    let (mut child, port, mut client) = spawn_binary(SMALL_POOL_SHORT_GRACE).await;
     let legal = chess_start_legal(&mut client).await;
     let long_search = {
         let mut client = client.clone();
@@ -877,17 +797,7 @@ async fn sigterm_with_mixed_calls_in_flight_answers_them_and_exits_zero() {
                 .await
         })
     };
-    let _idle = TcpStream::connect(("127.0.0.1", port))
-        .await
-        .expect("connect");
-    let mut half_open = TcpStream::connect(("127.0.0.1", port))
-        .await
-        .expect("connect");
-    half_open
-        .write_all(PREFACE_AND_SETTINGS)
-        .await
-        .expect("write");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let _sockets = idle_and_half_open(port).await;
 
     let (exit, took) = sigterm(&mut child, Duration::from_secs(15)).await;
     let answer = long_search

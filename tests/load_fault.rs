@@ -13,55 +13,19 @@
 mod common;
 
 use std::{
-    collections::HashSet,
-    num::NonZeroUsize,
-    process::{Child, Command, Stdio},
+    process::Command,
     time::{Duration, Instant},
 };
 
-use common::{port::free_port, start_of, start_with};
+use common::{
+    SMALL_POOL_SHORT_GRACE, chess_start_legal, pool_config, search, spawn_binary, start_of,
+    start_with,
+};
 use tokio_stream::StreamExt as _;
 use tonic::{Code, Request, transport::Channel};
-use variant_service::{
-    Config,
-    proto::{self as pb, game_engine_client::GameEngineClient},
-};
+use variant_service::proto::{self as pb, game_engine_client::GameEngineClient};
 
 type Client = GameEngineClient<Channel>;
-
-fn pool_config(slots: usize, queue: usize) -> Config {
-    Config {
-        max_searches: NonZeroUsize::new(slots),
-        search_queue: queue,
-        hash_mb: 1,
-        ..Config::default()
-    }
-}
-
-fn search(movetime_ms: u32) -> pb::BestMoveRequest {
-    pb::BestMoveRequest {
-        position: start_of("chess"),
-        limits: Some(pb::Limits {
-            movetime_ms,
-            ..Default::default()
-        }),
-    }
-}
-
-async fn chess_start_legal(client: &mut Client) -> HashSet<String> {
-    client
-        .legal_moves(pb::LegalMovesRequest {
-            position: start_of("chess"),
-            ..Default::default()
-        })
-        .await
-        .expect("legal moves")
-        .into_inner()
-        .moves
-        .into_iter()
-        .map(|m| m.uci)
-        .collect()
-}
 
 /// Starts a long streamed search and returns once it holds a slot (its first update arrived).
 async fn hold_slot(client: &mut Client) -> tonic::Streaming<pb::AnalyzeResponse> {
@@ -233,56 +197,9 @@ async fn legal_moves_answers_while_every_search_slot_is_busy() {
     }
 }
 
-/// Kills the child if the test fails before it exits.
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        if self.0.try_wait().ok().flatten().is_none() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_during_load_answers_every_accepted_call_and_exits_zero() {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_variant-service"))
-        .args([
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--max-searches",
-            "2",
-            "--search-queue",
-            "4",
-            "--hash-mb",
-            "1",
-            "--shutdown-grace-secs",
-            "3",
-        ])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn the server binary");
-    let mut child = Reap(child);
-    let url = format!("http://127.0.0.1:{port}");
-    let channel = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            if let Ok(channel) = Channel::from_shared(url.clone())
-                .expect("url")
-                .connect()
-                .await
-            {
-                break channel;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("the server starts listening");
-    let mut client = Client::new(channel);
+    let (mut child, _port, mut client) = spawn_binary(SMALL_POOL_SHORT_GRACE).await;
     let legal = chess_start_legal(&mut client).await;
 
     // Searches: two that end on their own (one waits in the queue) and one far longer than the

@@ -9,7 +9,7 @@ mod common;
 
 use std::{collections::HashSet, time::Duration};
 
-use common::{position, start, start_of, start_with};
+use common::{legal_uci, position, start, start_of, start_with};
 use tokio_stream::StreamExt as _;
 use tonic::Code;
 use variant_service::{
@@ -22,24 +22,6 @@ fn depth(depth: u32) -> Option<pb::Limits> {
         depth,
         ..Default::default()
     })
-}
-
-async fn legal_uci(
-    client: &mut pb::game_engine_client::GameEngineClient<tonic::transport::Channel>,
-    position: pb::Position,
-) -> HashSet<String> {
-    client
-        .legal_moves(pb::LegalMovesRequest {
-            position: Some(position),
-            ..Default::default()
-        })
-        .await
-        .expect("legal moves")
-        .into_inner()
-        .moves
-        .into_iter()
-        .map(|m| m.uci)
-        .collect()
 }
 
 async fn listed_variants(
