@@ -123,8 +123,8 @@ pub struct Config {
     /// spreads over new replicas. Off by default.
     #[arg(long, env = "VARIANT_MAX_CONNECTION_AGE_SECS")]
     pub max_connection_age_secs: Option<u64>,
-    /// Close connections that have not completed the TLS handshake and sent the HTTP/2 preface
-    /// within this many milliseconds of being accepted (idle or half-open sockets).
+    /// Close connections that do not send the HTTP/2 preface (with TLS: do not complete the TLS
+    /// handshake) within this many milliseconds of being accepted (idle or half-open sockets).
     #[arg(long, env = "VARIANT_HANDSHAKE_TIMEOUT_MS", default_value_t = 10_000)]
     pub handshake_timeout_ms: u64,
 }

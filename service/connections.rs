@@ -7,8 +7,9 @@
 //! descriptor for good. So the listener's connections are handed to tonic wrapped in
 //! [`Connection`], which fails the connection's reads (hyper then drops it) when:
 //! - the client has not sent the 24 bytes of the HTTP/2 preface within the handshake timeout
-//!   (`--handshake-timeout-ms`; with TLS the `ClientHello` is what arrives first, and tonic's TLS
-//!   handshake gets the same timeout);
+//!   (`--handshake-timeout-ms`). With TLS the bytes counted are the `ClientHello`'s (this
+//!   wrapper sits below TLS), and tonic's TLS handshake gets the same timeout; a client that
+//!   completes TLS and then stalls is only closed at shutdown, like any idle connection;
 //! - the server starts shutting down while the connection is still in its handshake;
 //! - [`Connections::close_all`] is called: at the end of a drain, when no call is in flight any
 //!   more (or the grace period is over), so idle HTTP/2 connections whose clients do not answer
