@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Loopback cluster test (issue 9): 3 variant-service replicas on 127.0.0.1 behind nginx
-# (deploy/nginx/loopback.conf.template, grpc_pass), driven by `variant-service loadgen`.
+# Loopback cluster test: 3 variant-service replicas on 127.0.0.1 behind nginx
+# (deploy/nginx/loopback.conf.template, grpc_pass), driven by `variant-loadgen`.
 #
 #   bash deploy/cluster-test.sh [--report FILE] [--keep]
 #
@@ -89,17 +89,18 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # ---------------------------------------------------------------------------- setup
-log "building the release binary (reused when up to date)"
-cargo build --release --locked -q -p variant-service
-bin="$(cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/variant-service"
+log "building the release binaries (reused when up to date)"
+cargo build --release --locked -q -p variant-service -p variant-loadgen
+release="$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release"
+bin="$release/variant-service"
 [ -x "$bin" ] || die "no binary at $bin"
-loadgen=("$bin" loadgen)
+loadgen=("$release/variant-loadgen")
 # CLUSTER_LOADGEN="cmd args": another load generator with the same CLI (for debugging this script).
 if [ -n "${CLUSTER_LOADGEN:-}" ]; then
     read -r -a loadgen <<< "$CLUSTER_LOADGEN"
 fi
-"${loadgen[@]}" --help > /dev/null 2>&1 || die "'${loadgen[*]} --help' fails (is the load branch merged?)"
+"${loadgen[@]}" --help > /dev/null 2>&1 || die "'${loadgen[*]} --help' fails"
 
 if ! command -v nginx > /dev/null; then
     if [ "$(id -u)" != 0 ] || ! command -v apt-get > /dev/null; then
@@ -225,7 +226,7 @@ run_load() { # name target-port secs
     echo "$rc" > "$tmp/$name.rc"
 }
 
-# One field of a run's summary, from its LOADGEN_JSON line (keys of service/loadgen.rs):
+# One field of a run's summary, from its LOADGEN_JSON line (keys of tools/loadgen/src/lib.rs):
 #   ok, failed (non-OK calls plus calls abandoned at the end of the run), rps, p50, p99,
 #   codes (the non-OK status counts as text, "-" when there are none).
 # A missing key raises: a changed loadgen format must fail this script, not read as 0.

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Per-call CPU and throughput of LegalMoves / ApplyMove beside Echo (issue 7), on loopback.
+# Per-call CPU and throughput of LegalMoves / ApplyMove beside Echo, on loopback.
 #
 #   deploy/load-cost.sh [--rounds N] [--concurrency C] [--duration S] [--ceiling] [SERVER_BIN...]
 #
 # For every server binary (default: target/release/variant-service) and every round, each RPC
 # form runs against a fresh server: Echo, LegalMoves full (lean and full read), LegalMoves
-# text-only (lean and full read), ApplyMove. Client: target/release/variant-service loadgen.
+# text-only (lean and full read), ApplyMove. Client: target/release/variant-loadgen.
 # The server's CPU comes from /proc/<pid>/stat, the client's from /usr/bin/time, so the
 # per-call figures hold up when other tenants share the cores (the measured throughput does
 # not: it is printed too, per run). Columns:
@@ -42,9 +42,11 @@ work=""
 results=$(mktemp)
 trap 'rm -f "$results"; [[ -n $work ]] && { git worktree remove --force "$work/tree" > /dev/null 2>&1; rm -rf "$work"; }; true' EXIT
 
-cargo build --release --locked --quiet
-client=target/release/variant-service
-((${#servers[@]})) || servers=("$client")
+cargo build --release --locked --quiet -p variant-service -p variant-loadgen
+client=target/release/variant-loadgen
+# The health check is a subcommand of the server binary.
+probe=target/release/variant-service
+((${#servers[@]})) || servers=("$probe")
 
 if ((ceiling)); then
     work=$(mktemp -d)
@@ -96,7 +98,7 @@ for ((round = 1; round <= rounds; round++)); do
             pid=$!
             up=0
             for _ in $(seq 50); do
-                if "$client" healthcheck --addr "http://127.0.0.1:$port" > /dev/null 2>&1; then
+                if "$probe" healthcheck --addr "http://127.0.0.1:$port" > /dev/null 2>&1; then
                     up=1
                     break
                 fi
@@ -108,7 +110,7 @@ for ((round = 1; round <= rounds; round++)); do
                 exit 1
             fi
             before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-            out=$({ /usr/bin/time -f "CLIENT_CPU %U %S" "$client" loadgen \
+            out=$({ /usr/bin/time -f "CLIENT_CPU %U %S" "$client" \
                 --target "http://127.0.0.1:$port" --concurrency "$conc" --duration "$dur" \
                 --seed 1 "${args[@]}"; } 2>&1)
             after=$(awk '{print $14 + $15}' "/proc/$pid/stat")

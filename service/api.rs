@@ -85,7 +85,7 @@ impl GameEngine for GameEngineService {
         Ok(Response::new(pb::ApplyMoveResponse {
             position: Some(game.to_proto()),
             fen: game.position.fen(),
-            r#move: Some(description.into()),
+            r#move: Some(convert::move_message(description)),
             status: Some(convert::status(&game.position)),
         }))
     }
@@ -97,8 +97,11 @@ impl GameEngine for GameEngineService {
         let deadline = deadline(&request);
         let pb::BestMoveRequest { position, limits } = request.into_inner();
         let pos = self.game(position)?.position;
-        let limits = convert::limits(&self.caps, limits)?;
-        let result = self.pool.best_move(pos.clone(), limits, deadline).await?;
+        let (limits, options) = convert::limits(&self.caps, limits)?;
+        let result = self
+            .pool
+            .best_move(pos.clone(), limits, options, deadline)
+            .await?;
         tracing::info!(
             depth = result.depth,
             nodes = result.nodes,
@@ -117,8 +120,11 @@ impl GameEngine for GameEngineService {
         let deadline = deadline(&request);
         let pb::AnalyzeRequest { position, limits } = request.into_inner();
         let pos = self.game(position)?.position;
-        let limits = convert::limits(&self.caps, limits)?;
-        let analysis = self.pool.analyze(pos.clone(), limits, deadline).await?;
+        let (limits, options) = convert::limits(&self.caps, limits)?;
+        let analysis = self
+            .pool
+            .analyze(pos.clone(), limits, options, deadline)
+            .await?;
         let stream = analysis.map(move |event| {
             let update = match event? {
                 AnalysisEvent::Info(info) => {

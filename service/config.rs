@@ -27,8 +27,6 @@ pub struct Cli {
 pub enum Command {
     /// Dial grpc.health.v1 Check and exit 0 iff the server is SERVING (container HEALTHCHECK).
     Healthcheck(crate::healthcheck::HealthcheckArgs),
-    /// Send load to a server and print latency percentiles and status counts (see `loadgen.rs`).
-    Loadgen(Box<crate::loadgen::LoadgenArgs>),
 }
 
 /// Log output format.

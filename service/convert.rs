@@ -7,15 +7,15 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, Features, GameStatus, Limits, MoveDescription, MoveError, PieceDef, Position, Registry,
-    Score, SearchInfo, SearchResult, StopReason, Termination, Variant,
+    Color, GameStatus, Limits, MoveDescription, MoveDescriptionRef, MoveError, PieceDef, Position,
+    Registry, ReplayError, Score, SearchInfo, SearchOptions, SearchResult, StopReason, Termination,
+    Variant,
 };
 
 use crate::{
     config::Config,
     error::{MoveField, ServiceError, ServiceResult},
-    proto as pb,
-    wire::{EncodedMoves, EncodedTexts},
+    proto::{self as pb, EncodedMoves, EncodedTexts, MoveRecord},
 };
 
 /// Highest skill level the engine understands (0..=20, like Stockfish).
@@ -99,22 +99,13 @@ impl Game {
         } else {
             Position::from_fen(registry.get(&variant)?, &fen)?
         };
-        let mut played = Vec::with_capacity(moves.len());
-        let mut normal = String::new();
-        for (index, text) in moves.into_iter().enumerate() {
-            let m = match pos.parse_move(&text) {
-                Ok(m) => m,
-                Err(source) => {
-                    return Err(refused_move(&pos, MoveField::List(index), text, source));
-                }
-            };
-            // Clients mostly send the normalised text already: keep their string then rather
-            // than allocating a new one per replayed move.
-            normal.clear();
-            pos.write_uci(m, &mut normal);
-            played.push(if normal == text { text } else { normal.clone() });
-            pos.play(m);
-        }
+        let played = pos.replay(moves).map_err(
+            |ReplayError {
+                 index,
+                 text,
+                 source,
+             }| refused_move(&pos, MoveField::List(index), text, source),
+        )?;
         Ok(Game {
             position: pos,
             start_fen: fen,
@@ -195,11 +186,12 @@ fn in_range<T: Copy + Into<u64>>(
     }
 }
 
-/// Validates search limits against the caps; 0 means "not set" (see the .proto).
+/// Validates search limits against the caps; 0 means "not set" (see the .proto). The skill
+/// level is not a limit: it comes back in the search options.
 ///
 /// # Errors
 /// [`ServiceError::OutOfRange`] naming the field, its value and the allowed range.
-pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<Limits> {
+pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<(Limits, SearchOptions)> {
     let pb::Limits {
         depth,
         nodes,
@@ -235,7 +227,7 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<Limits> 
     let skill_level = skill_level
         .map(|s| in_range("limits.skill_level", s, 0, MAX_SKILL_LEVEL))
         .transpose()?;
-    Ok(Limits {
+    let limits = Limits {
         depth,
         nodes,
         movetime: Some(Duration::from_millis(u64::from(movetime_ms))),
@@ -243,10 +235,12 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<Limits> 
         infinite: false,
         threads: threads as usize,
         multipv: multipv as usize,
+    };
+    let options = SearchOptions {
         skill_level: skill_level.map(|s| s as u8),
-        seed: 0,
-        features: Features::default(),
-    })
+        ..SearchOptions::default()
+    };
+    Ok((limits, options))
 }
 
 /// Validates a perft depth (1..=cap).
@@ -322,30 +316,29 @@ fn termination(reason: Termination) -> pb::Termination {
     }
 }
 
-impl From<MoveDescription> for pb::Move {
-    fn from(description: MoveDescription) -> Self {
-        let MoveDescription {
-            uci,
-            san,
-            from,
-            to,
-            promotion,
-            drop,
-            relocation,
-            capture,
-            check,
-        } = description;
-        pb::Move {
-            uci,
-            san,
-            from: from.unwrap_or_default(),
-            to,
-            promotion: promotion.map(String::from).unwrap_or_default(),
-            drop: drop.map(String::from).unwrap_or_default(),
-            relocation: relocation.unwrap_or_default(),
-            capture,
-            check,
-        }
+/// A move description as the API's `Move`.
+pub fn move_message(description: MoveDescription) -> pb::Move {
+    let MoveDescription {
+        uci,
+        san,
+        from,
+        to,
+        promotion,
+        drop,
+        relocation,
+        capture,
+        check,
+    } = description;
+    pb::Move {
+        uci,
+        san,
+        from: from.unwrap_or_default(),
+        to,
+        promotion: promotion.map(String::from).unwrap_or_default(),
+        drop: drop.map(String::from).unwrap_or_default(),
+        relocation: relocation.unwrap_or_default(),
+        capture,
+        check,
     }
 }
 
@@ -362,22 +355,17 @@ pub fn move_detail(value: i32) -> ServiceResult<pb::MoveDetail> {
 }
 
 /// The `LegalMoves` answer for a position: every legal move, encoded straight into the
-/// response's buffer (no message or string per move; see [`crate::wire`]), its FEN and its
-/// status. `detail` chooses between full descriptions (`moves`) and move texts only
+/// response's buffer (no message or string per move; see [`pb::LegalMovesResponse`]), its FEN
+/// and its status. `detail` chooses between full descriptions (`moves`) and move texts only
 /// (`uci_moves`, which skips SAN and the check probe).
 pub fn legal_moves_response(pos: &Position, detail: pb::MoveDetail) -> pb::LegalMovesResponse {
-    let mut response = pb::LegalMovesResponse {
-        fen: pos.fen(),
-        ..pb::LegalMovesResponse::default()
-    };
-    let count = match detail {
+    let (moves, texts, count) = match detail {
         pb::MoveDetail::Unspecified | pb::MoveDetail::Full => {
             // About 40 bytes per move (four short strings and their keys).
             let mut encoded = EncodedMoves::with_capacity(64 * 40);
-            pos.describe_moves_with(|_, description| encoded.push(&description));
+            pos.describe_moves_with(|_, description| push_description(&mut encoded, &description));
             let count = encoded.len();
-            response.encoded_moves = encoded;
-            count
+            (encoded, EncodedTexts::default(), count)
         }
         pb::MoveDetail::Uci => {
             let legal = pos.legal_moves();
@@ -388,67 +376,87 @@ pub fn legal_moves_response(pos: &Position, detail: pb::MoveDetail) -> pb::Legal
                 pos.write_uci(m, &mut text);
                 encoded.push(&text);
             }
-            response.encoded_uci_moves = encoded;
-            legal.len()
+            (EncodedMoves::default(), encoded, legal.len())
         }
     };
-    response.status = Some(status_with_legal_moves(pos, count));
-    response
+    pb::LegalMovesResponse::encoded(pos.fen(), status_with_legal_moves(pos, count), moves, texts)
 }
 
-impl From<&Variant> for pb::Variant {
-    fn from(variant: &Variant) -> Self {
-        pb::Variant {
-            name: variant.name().to_owned(),
-            files: variant.files().into(),
-            ranks: variant.ranks().into(),
-            start_fen: variant.start_fen().to_owned(),
-            pieces: variant.pieces().iter().map(pb::Piece::from).collect(),
-            summary: variant.summary().to_owned(),
-            has_drops: variant.has_drops(),
-        }
+/// Appends a move description to an answer's records, with its piece letters written as
+/// one-character strings (the `.proto`'s form) and absent squares as empty ones.
+fn push_description(encoded: &mut EncodedMoves, d: &MoveDescriptionRef<'_>) {
+    let MoveDescriptionRef {
+        uci,
+        san,
+        from,
+        to,
+        promotion,
+        drop,
+        relocation,
+        capture,
+        check,
+    } = *d;
+    let (mut promotion_buf, mut drop_buf) = ([0u8; 4], [0u8; 4]);
+    encoded.push(&MoveRecord {
+        uci,
+        san,
+        from: from.unwrap_or(""),
+        to,
+        promotion: promotion.map_or("", |c| c.encode_utf8(&mut promotion_buf)),
+        drop: drop.map_or("", |c| c.encode_utf8(&mut drop_buf)),
+        relocation: relocation.unwrap_or(""),
+        capture,
+        check,
+    });
+}
+
+/// A variant as the API's `Variant`.
+fn variant_message(variant: &Variant) -> pb::Variant {
+    pb::Variant {
+        name: variant.name().to_owned(),
+        files: variant.files().into(),
+        ranks: variant.ranks().into(),
+        start_fen: variant.start_fen().to_owned(),
+        pieces: variant.pieces().iter().map(piece_message).collect(),
+        summary: variant.summary().to_owned(),
+        has_drops: variant.has_drops(),
     }
 }
 
-impl From<&PieceDef> for pb::Piece {
-    fn from(piece: &PieceDef) -> Self {
-        // The role (pawn/royal/...) is implied by the Betza text and the name.
-        let PieceDef {
-            letter,
-            name,
-            betza,
-            role: _,
-            value,
-            points,
-        } = piece;
-        pb::Piece {
-            letter: letter.to_string(),
-            name: name.clone(),
-            betza: betza.clone(),
-            value: *value,
-            points: u32::from(*points),
-        }
+/// A piece definition as the API's `Piece`.
+fn piece_message(piece: &PieceDef) -> pb::Piece {
+    // The role (pawn/royal/...) is implied by the Betza text and the name.
+    let PieceDef {
+        letter,
+        name,
+        betza,
+        role: _,
+        value,
+        points,
+    } = piece;
+    pb::Piece {
+        letter: letter.to_string(),
+        name: name.clone(),
+        betza: betza.clone(),
+        value: *value,
+        points: u32::from(*points),
     }
 }
 
 /// Every variant of the registry.
 pub fn variants(registry: &Registry) -> pb::ListVariantsResponse {
     pb::ListVariantsResponse {
-        variants: registry
-            .iter()
-            .map(|v| pb::Variant::from(v.as_ref()))
-            .collect(),
+        variants: registry.iter().map(|v| variant_message(v)).collect(),
     }
 }
 
-impl From<Score> for pb::Score {
-    fn from(score: Score) -> Self {
-        pb::Score {
-            value: Some(match score {
-                Score::Centipawns(cp) => pb::score::Value::Centipawns(cp),
-                Score::Mate(moves) => pb::score::Value::Mate(moves),
-            }),
-        }
+/// A search score as the API's `Score`.
+fn score_message(score: Score) -> pb::Score {
+    pb::Score {
+        value: Some(match score {
+            Score::Centipawns(cp) => pb::score::Value::Centipawns(cp),
+            Score::Mate(moves) => pb::score::Value::Mate(moves),
+        }),
     }
 }
 
@@ -486,7 +494,7 @@ pub fn line(pos: &Position, info: &SearchInfo) -> pb::Line {
     } = info;
     pb::Line {
         multipv: u32::try_from(*multipv).unwrap_or(u32::MAX),
-        score: Some((*score).into()),
+        score: Some(score_message(*score)),
         pv: pv_text(pos, pv),
         depth: *depth,
         seldepth: *seldepth,
@@ -515,12 +523,12 @@ pub fn best_move(pos: &Position, result: &SearchResult) -> pb::BestMoveResponse 
     let ponder = best.zip(*ponder).and_then(|(b, p)| {
         let mut after = pos.clone();
         after.play(b);
-        after.is_legal(p).then(|| after.describe(p).into())
+        after.is_legal(p).then(|| move_message(after.describe(p)))
     });
     pb::BestMoveResponse {
-        r#move: best.map(|m| pos.describe(m).into()),
+        r#move: best.map(|m| move_message(pos.describe(m))),
         ponder,
-        score: Some((*score).into()),
+        score: Some(score_message(*score)),
         pv: pv_text(pos, pv),
         depth: *depth,
         seldepth: *seldepth,
@@ -567,7 +575,9 @@ pub fn perft(
 
 #[cfg(test)]
 mod tests {
+    use prost::Message as _;
     use tonic::metadata::MetadataValue;
+    use variant_engine::SplitMix64;
 
     use super::*;
 
@@ -575,9 +585,97 @@ mod tests {
         Caps::from(&Config::default())
     }
 
+    /// The answer as the generated code would have built it: one `pb::Move` per move, encoded
+    /// by prost.
+    fn reference(pos: &Position) -> pb::LegalMovesResponse {
+        let moves: Vec<pb::Move> = pos
+            .describe_moves()
+            .into_iter()
+            .map(|(_, d)| move_message(d))
+            .collect();
+        let status = status_with_legal_moves(pos, moves.len());
+        pb::LegalMovesResponse::from_messages(moves, pos.fen(), Some(status), Vec::new())
+    }
+
+    fn check_answers(pos: &Position, seen: &mut [usize; 6]) {
+        // The text-only answer: the same texts, in the same order, as the full one.
+        let texts = legal_moves_response(pos, pb::MoveDetail::Uci);
+        let full = reference(pos);
+        let expected = pb::LegalMovesResponse::from_messages(
+            Vec::new(),
+            full.fen().to_owned(),
+            full.status().copied(),
+            full.moves().iter().map(|m| m.uci.clone()).collect(),
+        );
+        let bytes = texts.encode_to_vec();
+        assert_eq!(
+            bytes,
+            expected.encode_to_vec(),
+            "texts differ at {}",
+            pos.fen()
+        );
+        assert_eq!(bytes.len(), texts.encoded_len());
+        assert_eq!(
+            pb::LegalMovesResponse::decode(bytes.as_slice()).expect("decodes"),
+            expected
+        );
+
+        let fast = legal_moves_response(pos, pb::MoveDetail::Full);
+        let slow = reference(pos);
+        let bytes = fast.encode_to_vec();
+        assert_eq!(
+            bytes,
+            slow.encode_to_vec(),
+            "encodings differ at {}",
+            pos.fen()
+        );
+        assert_eq!(bytes.len(), fast.encoded_len());
+        let decoded = pb::LegalMovesResponse::decode(bytes.as_slice()).expect("decodes");
+        // Decoding fills the plain fields only: the whole answer equals the reference.
+        assert_eq!(decoded, slow);
+        for m in slow.moves() {
+            seen[0] += usize::from(m.capture);
+            seen[1] += usize::from(m.check);
+            seen[2] += usize::from(!m.promotion.is_empty());
+            seen[3] += usize::from(!m.drop.is_empty());
+            seen[4] += usize::from(!m.relocation.is_empty());
+            seen[5] += 1;
+        }
+    }
+
+    /// Byte for byte the same as prost's encoding of the same moves, over random games of
+    /// every variant (drops, relocations, promotions, captures and checks all occur).
+    #[test]
+    fn direct_encoding_matches_prost() {
+        let mut seen = [0usize; 6];
+        for variant in Registry::builtin().iter() {
+            for seed in 1..=3 {
+                let mut rng = SplitMix64(seed);
+                let mut pos = Position::new(variant.clone());
+                for _ in 0..120 {
+                    check_answers(&pos, &mut seen);
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    pos.play(moves[rng.below(moves.len() as u64) as usize]);
+                }
+            }
+        }
+        // A promotion with capture and check, to be sure the rarest fields are covered.
+        let chess = Registry::builtin().get("chess").expect("chess");
+        let pos = Position::from_fen(chess, "3r3k/4P3/8/8/8/8/8/4K3 w - - 0 1").expect("fen");
+        check_answers(&pos, &mut seen);
+        assert!(
+            seen.iter().all(|&n| n > 0),
+            "a field never occurred: {seen:?}"
+        );
+    }
+
     #[test]
     fn unset_limits_get_the_default_movetime() {
-        let l = limits(&caps(), None).expect("defaults are valid");
+        let (l, options) = limits(&caps(), None).expect("defaults are valid");
+        assert_eq!(options, SearchOptions::default());
         assert_eq!(l.depth, None);
         assert_eq!(l.movetime, Some(Duration::from_secs(1)));
         assert_eq!((l.threads, l.multipv), (1, 1));

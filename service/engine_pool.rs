@@ -23,7 +23,9 @@ use std::{
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio_stream::Stream;
-use variant_engine::{Limits, PoolConfig, Position, SearchInfo, SearchPool, SearchResult};
+use variant_engine::{
+    Limits, Position, SearchInfo, SearchOptions, SearchResult, Searcher, SearcherConfig,
+};
 
 pub use crate::admission::DEADLINE_MARGIN;
 use crate::{
@@ -104,9 +106,9 @@ impl PoolLoad {
 /// Runs CPU-bound jobs on dedicated threads with admission control.
 #[derive(Debug)]
 pub struct EnginePool {
-    /// Idle engine search pools, one per slot: an engine `SearchPool` owns one transposition
+    /// Idle searchers, one per slot: an engine `Searcher` owns one transposition
     /// table and runs one search at a time, so each concurrent search needs its own.
-    idle: Arc<Mutex<Vec<SearchPool>>>,
+    idle: Arc<Mutex<Vec<Searcher>>>,
     permits: Arc<Semaphore>,
     /// Size of the thread budget (the semaphore's permits).
     units: usize,
@@ -132,15 +134,15 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// A slot in use: an admission permit plus an engine search pool, returned on drop.
+/// A slot in use: an admission permit plus an engine searcher, returned on drop.
 struct Slot {
-    search: Option<SearchPool>,
-    idle: Arc<Mutex<Vec<SearchPool>>>,
+    search: Option<Searcher>,
+    idle: Arc<Mutex<Vec<Searcher>>>,
     /// The job's ledger entry, removed when the slot is given back.
     job: JobId,
     ledger: Arc<Mutex<Ledger>>,
-    // Declared last so it is released after `drop` has put the search pool back: whoever gets
-    // the permit next then always finds an idle pool.
+    // Declared last so it is released after `drop` has put the searcher back: whoever gets
+    // the permit next then always finds an idle searcher.
     _permit: OwnedSemaphorePermit,
 }
 
@@ -250,12 +252,12 @@ impl Stream for Analysis {
 }
 
 impl EnginePool {
-    /// Creates the pool with one engine search pool (transposition table) per slot.
+    /// Creates the pool with one engine searcher (transposition table) per slot.
     pub fn new(settings: PoolSettings) -> Self {
         let slots = settings.slots.max(1);
         let idle = (0..slots)
             .map(|_| {
-                SearchPool::new(PoolConfig {
+                Searcher::new(SearcherConfig {
                     hash_mb: settings.hash_mb,
                 })
             })
@@ -396,7 +398,7 @@ impl EnginePool {
         self.slot(permit, entry.job.take(), booking, stop)
     }
 
-    /// Takes an idle engine search pool for a granted permit and records the job as running.
+    /// Takes an idle engine searcher for a granted permit and records the job as running.
     fn slot(
         &self,
         permit: OwnedSemaphorePermit,
@@ -422,14 +424,14 @@ impl EnginePool {
         if slot.search.is_none() {
             // Dropping `slot` forgets the job and returns the permit.
             return Err(ServiceError::Internal(
-                "no idle search pool behind a permit".into(),
+                "no idle searcher behind a permit".into(),
             ));
         }
         Ok(slot)
     }
 
     /// Admits a one-thread job of unknown length and starts it on a new thread. `job` receives
-    /// the slot's engine search pool, the stop flag and the time left before `deadline` (minus
+    /// the slot's engine searcher, the stop flag and the time left before `deadline` (minus
     /// [`DEADLINE_MARGIN`] and a tenth of the time left, at most 200 ms more).
     ///
     /// # Errors
@@ -439,7 +441,7 @@ impl EnginePool {
     pub async fn start<T, F>(&self, deadline: Option<Instant>, job: F) -> ServiceResult<Running<T>>
     where
         T: Send + 'static,
-        F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
+        F: FnOnce(&Searcher, &AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
         self.start_job(deadline, Demand::ONE_THREAD, job).await
     }
@@ -457,7 +459,7 @@ impl EnginePool {
     ) -> ServiceResult<Running<T>>
     where
         T: Send + 'static,
-        F: FnOnce(&SearchPool, &AtomicBool, Option<Duration>) -> T + Send + 'static,
+        F: FnOnce(&Searcher, &AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
         if let Some(deadline) = deadline {
             // Nothing to wait for if no time is left even now.
@@ -507,6 +509,7 @@ impl EnginePool {
         &self,
         position: Position,
         limits: Limits,
+        options: SearchOptions,
         deadline: Option<Instant>,
     ) -> ServiceResult<SearchResult> {
         // The search runs on another thread: hand it the RPC span so its span nests under it.
@@ -515,7 +518,7 @@ impl EnginePool {
         self.start_job(deadline, demand, move |search, stop, budget| {
             let limits = cap_movetime(limits, budget);
             metrics.observe(&parent, &limits, || {
-                search.search(&position, &limits, stop, &mut |_| {})
+                search.search(&position, &limits, &options, stop, &mut |_| {})
             })
         })
         .await?
@@ -531,6 +534,7 @@ impl EnginePool {
         &self,
         position: Position,
         limits: Limits,
+        options: SearchOptions,
         deadline: Option<Instant>,
     ) -> ServiceResult<Analysis> {
         let (info_tx, infos) = mpsc::channel(INFO_BUFFER);
@@ -540,7 +544,7 @@ impl EnginePool {
             .start_job(deadline, demand, move |search, stop, budget| {
                 let limits = cap_movetime(limits, budget);
                 metrics.observe(&parent, &limits, || {
-                    search.search(&position, &limits, stop, &mut |info| {
+                    search.search(&position, &limits, &options, stop, &mut |info| {
                         // Never block the search on a slow client: drop the update if the buffer
                         // is full. The final result travels on its own channel, never dropped.
                         let _ = info_tx.try_send(info.clone());
@@ -707,8 +711,13 @@ mod tests {
             ..Limits::default()
         };
         let (a, b) = tokio::join!(
-            pool.best_move(Position::new(Arc::clone(&chess)), limits.clone(), None),
-            pool.best_move(Position::new(chess), limits, None),
+            pool.best_move(
+                Position::new(Arc::clone(&chess)),
+                limits.clone(),
+                SearchOptions::default(),
+                None
+            ),
+            pool.best_move(Position::new(chess), limits, SearchOptions::default(), None),
         );
         assert!(a.expect("first").best_move.is_some());
         assert!(b.expect("second").best_move.is_some());

@@ -1,14 +1,14 @@
 //! The service's error type: everything a request can fail with.
 //!
 //! Messages are lowercase and name the problem; they quote client input through
-//! [`variant_engine::notation::quote()`] (at most ~100 characters of it, plus its length), because
+//! [`variant_engine::quote()`] (at most ~100 characters of it, plus its length), because
 //! a status message travels as an HTTP/2 header that clients refuse past a few kilobytes. They
 //! are sent to clients as they are (except [`ServiceError::Internal`], whose details are only
 //! logged), with machine-readable details (see `status.rs`).
 
 use std::{fmt, time::Duration};
 
-use variant_engine::{FenError, MoveError, Termination, UnknownVariant, notation::quote};
+use variant_engine::{FenError, MoveError, Termination, UnknownVariant, quote};
 
 /// Which request field held a move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

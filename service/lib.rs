@@ -13,16 +13,13 @@ pub mod connections;
 pub mod convert;
 pub mod engine_pool;
 pub mod error;
-pub mod fuzz;
 pub mod healthcheck;
-pub mod loadgen;
 pub mod proto;
 pub mod rpc_telemetry;
 pub mod server;
 pub mod shutdown;
 pub mod status;
 pub mod telemetry;
-pub mod wire;
 
 pub use config::{Cli, Command, Config};
 pub use server::{ServerHandle, serve, spawn};

@@ -8,7 +8,7 @@ use variant_service::{Cli, Command, healthcheck, server, shutdown, telemetry};
 /// mimalloc instead of the system allocator: a `LegalMoves` answer is hundreds of small strings
 /// built on one tokio worker and freed on another, and glibc's malloc/free (with its
 /// cross-thread frees and fastbin consolidation) was about a third of the server's and the load
-/// generator's CPU (perf, issue 7).
+/// generator's CPU (perf profiles of both).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -24,17 +24,6 @@ async fn main() -> ExitCode {
             }
             Err(e) => {
                 eprintln!("healthcheck: {e}");
-                ExitCode::FAILURE
-            }
-        },
-        Some(Command::Loadgen(args)) => match variant_service::loadgen::run(&args).await {
-            Ok(summary) => {
-                print!("{}", summary.text);
-                println!("LOADGEN_JSON {}", summary.json);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("loadgen: {e}");
                 ExitCode::FAILURE
             }
         },

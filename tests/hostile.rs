@@ -1,4 +1,4 @@
-//! Hostile and broken clients (issue 17): raw bytes and broken gRPC framing on every method,
+//! Hostile and broken clients: raw bytes and broken gRPC framing on every method,
 //! oversized fields, deep and long move lists, floods of cancelled streams and closed channels,
 //! idle and half-open sockets, deep perfts past their deadline, a search queue under a burst,
 //! and SIGTERM with all of it in flight. After each group the server must still answer a normal
@@ -23,8 +23,8 @@ use std::{
 
 use bytes::Bytes;
 use common::{
-    Reap, SMALL_POOL_SHORT_GRACE, TestServer, chess_start_legal, pool_config, position, search,
-    spawn_binary, start_of, start_with,
+    Reap, SMALL_POOL_SHORT_GRACE, TestServer, legal_uci, position, search_for, slots, spawn_binary,
+    start_of, start_with,
 };
 use tokio::{
     io::{AsyncReadExt as _, AsyncWriteExt as _},
@@ -85,7 +85,7 @@ async fn assert_healthy(s: &mut TestServer, group: &str) {
         .await
         .unwrap_or_else(|e| panic!("{group}: a normal call failed afterwards: {e:?}"))
         .into_inner()
-        .moves
+        .moves()
         .len();
     assert_eq!(moves, 20, "{group}");
     let search = s
@@ -223,7 +223,7 @@ async fn raw_call(addr: SocketAddr, path: &str, body: Bytes) -> Status {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn broken_framing_on_every_method_is_refused_and_the_server_carries_on() {
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(pool_config(2, 4)).await;
+    let mut s = start_with(slots(2, 4)).await;
     let mut calls = 0;
     for path in METHODS {
         for (kind, body, codes) in broken_bodies() {
@@ -257,7 +257,7 @@ async fn broken_framing_on_every_method_is_refused_and_the_server_carries_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn huge_inputs_get_short_messages_that_say_how_long_they_were() {
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(pool_config(2, 4)).await;
+    let mut s = start_with(slots(2, 4)).await;
     let huge_name = "v".repeat(10_000);
     // A 1 MB side-to-move field: FEN errors quote the field they reject.
     let huge_fen = format!("8/8/8/8/8/8/8/K6k {} - - 0 1", "w".repeat(1_000_000));
@@ -355,7 +355,7 @@ async fn refused_moves(client: &mut Client, moves: &[&str]) -> Status {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_and_failing_move_lists_are_replayed_or_refused_by_index() {
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(pool_config(2, 4)).await;
+    let mut s = start_with(slots(2, 4)).await;
     // 1000 legal moves (knights out and back; repetitions do not end the game today).
     let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
     let moves: Vec<&str> = shuffle.iter().copied().cycle().take(1_000).collect();
@@ -369,7 +369,7 @@ async fn long_and_failing_move_lists_are_replayed_or_refused_by_index() {
         .await
         .expect("1000 moves replay")
         .into_inner();
-    assert_eq!(legal.moves.len(), 20);
+    assert_eq!(legal.moves().len(), 20);
     let perft = s
         .client
         .perft(pb::PerftRequest {
@@ -433,7 +433,7 @@ async fn floods_of_cancelled_streams_and_closed_channels_free_every_slot() {
     const STREAMS: usize = 100;
     const CHANNELS: usize = 30;
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(pool_config(2, 8)).await;
+    let mut s = start_with(slots(2, 8)).await;
     let analyze = || pb::AnalyzeRequest {
         position: start_of("chess"),
         limits: Some(pb::Limits {
@@ -467,7 +467,7 @@ async fn floods_of_cancelled_streams_and_closed_channels_free_every_slot() {
             .await
             .expect("connect");
         let mut client = Client::new(channel);
-        let call = tokio::spawn(async move { client.best_move(search(10_000)).await });
+        let call = tokio::spawn(async move { client.best_move(search_for(10_000)).await });
         tokio::time::sleep(Duration::from_millis(5)).await;
         call.abort();
     }
@@ -484,7 +484,7 @@ async fn floods_of_cancelled_streams_and_closed_channels_free_every_slot() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deep_perfts_stop_at_their_deadline_and_a_search_then_answers() {
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(pool_config(2, 4)).await;
+    let mut s = start_with(slots(2, 4)).await;
     let deadline = Duration::from_secs(1);
     let sent = Instant::now();
     let perfts: Vec<_> = (0..2)
@@ -525,11 +525,11 @@ async fn deep_perfts_stop_at_their_deadline_and_a_search_then_answers() {
         stopped_after < deadline + Duration::from_secs(1),
         "perft threads ran on for {stopped_after:?}"
     );
-    let legal = chess_start_legal(&mut s.client).await;
+    let legal = legal_uci(&mut s.client, start_of("chess")).await;
     let started = Instant::now();
     let answer = s
         .client
-        .best_move(with_timeout(search(200), Duration::from_secs(1)))
+        .best_move(with_timeout(search_for(200), Duration::from_secs(1)))
         .await
         .expect("a search after the perfts answers within its 1 s deadline")
         .into_inner();
@@ -545,8 +545,8 @@ async fn deep_perfts_stop_at_their_deadline_and_a_search_then_answers() {
 async fn a_burst_of_searches_is_answered_in_time_or_refused_at_once_never_left_to_expire() {
     const CALLS: usize = 32;
     let _serial = SERIAL.lock().await;
-    let mut s = start_with(pool_config(2, 16)).await;
-    let legal = chess_start_legal(&mut s.client).await;
+    let mut s = start_with(slots(2, 16)).await;
+    let legal = legal_uci(&mut s.client, start_of("chess")).await;
     let deadline = Duration::from_secs(3);
     let calls: Vec<_> = (0..CALLS)
         .map(|_| {
@@ -554,7 +554,7 @@ async fn a_burst_of_searches_is_answered_in_time_or_refused_at_once_never_left_t
             tokio::spawn(async move {
                 let started = Instant::now();
                 let result = client
-                    .best_move(with_timeout(search(1_000), deadline))
+                    .best_move(with_timeout(search_for(1_000), deadline))
                     .await;
                 (started.elapsed(), result)
             })
@@ -622,7 +622,7 @@ async fn idle_sockets_are_closed_at_the_handshake_timeout_while_calls_stay_fast(
     let timeout = Duration::from_millis(500);
     let mut s = start_with(Config {
         handshake_timeout_ms: 500,
-        ..pool_config(2, 4)
+        ..slots(2, 4)
     })
     .await;
     let latency = async |client: &mut Client, n: usize| {
@@ -744,7 +744,7 @@ async fn sigterm_with_idle_and_half_open_sockets_and_nothing_in_flight_exits_at_
     let grace = 10;
     let (mut child, port, mut client) =
         spawn_binary(&["--shutdown-grace-secs", &grace.to_string()]).await;
-    chess_start_legal(&mut client).await;
+    legal_uci(&mut client, start_of("chess")).await;
     let _sockets = idle_and_half_open(port).await;
     let (exit, took) = sigterm(&mut child, Duration::from_secs(grace + 10)).await;
     eprintln!("SIGTERM with an idle and a half-open socket: exited {exit:?} after {took:?}");
@@ -757,12 +757,12 @@ async fn sigterm_with_idle_and_half_open_sockets_and_nothing_in_flight_exits_at_
 async fn sigterm_with_mixed_calls_in_flight_answers_them_and_exits_zero() {
     let _serial = SERIAL.lock().await;
     let (mut child, port, mut client) = spawn_binary(SMALL_POOL_SHORT_GRACE).await;
-    let legal = chess_start_legal(&mut client).await;
+    let legal = legal_uci(&mut client, start_of("chess")).await;
     let long_search = {
         let mut client = client.clone();
         tokio::spawn(async move {
             client
-                .best_move(with_timeout(search(20_000), Duration::from_secs(30)))
+                .best_move(with_timeout(search_for(20_000), Duration::from_secs(30)))
                 .await
         })
     };

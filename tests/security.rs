@@ -125,7 +125,7 @@ async fn legal_moves(channel: Channel, token: Option<&str>) -> Result<usize, ton
     GameEngineClient::new(channel)
         .legal_moves(request)
         .await
-        .map(|r| r.into_inner().moves.len())
+        .map(|r| r.into_inner().moves().len())
 }
 
 #[tokio::test]

@@ -1,5 +1,6 @@
 //! End-to-end tests of every RPC against an in-process server (`127.0.0.1:0`) with the generated
-//! tonic client. Variants are taken from `ListVariants`, never hard-coded.
+//! tonic client. Variants are taken from `ListVariants`, never hard-coded. The search slots under
+//! load are tested in `search_slots.rs`, shutdown in `shutdown.rs`.
 #![allow(
     clippy::unnecessary_wraps,
     reason = "helpers build optional proto fields"
@@ -9,20 +10,9 @@ mod common;
 
 use std::{collections::HashSet, time::Duration};
 
-use common::{legal_uci, position, start, start_of, start_with};
+use common::{depth, legal_moves, legal_uci, position, start, start_of};
 use tokio_stream::StreamExt as _;
-use tonic::Code;
-use variant_service::{
-    Config,
-    proto::{self as pb, analyze_response::Update},
-};
-
-fn depth(depth: u32) -> Option<pb::Limits> {
-    Some(pb::Limits {
-        depth,
-        ..Default::default()
-    })
-}
+use variant_service::proto::{self as pb, analyze_response::Update};
 
 async fn listed_variants(
     client: &mut pb::game_engine_client::GameEngineClient<tonic::transport::Channel>,
@@ -58,17 +48,17 @@ async fn every_rpc_answers_for_every_listed_variant() {
             .await
             .expect("legal moves")
             .into_inner();
-        assert!(!legal.moves.is_empty(), "{name}: no moves at the start");
-        assert!(legal.status.expect("status").ongoing, "{name}");
-        assert!(!legal.fen.is_empty());
+        assert!(!legal.moves().is_empty(), "{name}: no moves at the start");
+        assert!(legal.status().expect("status").ongoing, "{name}");
+        assert!(!legal.fen().is_empty());
 
         // The same position given by its explicit start FEN gives the same moves.
-        let from_fen = legal_uci(&mut s.client, position(name, &v.start_fen, &[])).await;
-        let from_start: HashSet<_> = legal.moves.iter().map(|m| m.uci.clone()).collect();
+        let from_fen = legal_uci(&mut s.client, Some(position(name, &v.start_fen, &[]))).await;
+        let from_start: HashSet<_> = legal.moves().iter().map(|m| m.uci.clone()).collect();
         assert_eq!(from_fen, from_start, "{name}");
 
         // ApplyMove: play the first legal move; the position echoes it.
-        let first = legal.moves[0].clone();
+        let first = legal.moves()[0].clone();
         let applied = s
             .client
             .apply_move(pb::ApplyMoveRequest {
@@ -82,7 +72,7 @@ async fn every_rpc_answers_for_every_listed_variant() {
         assert_eq!(new_position.moves, vec![first.uci.clone()], "{name}");
         assert_eq!(new_position.variant, name);
         assert_eq!(applied.r#move.expect("move").uci, first.uci);
-        assert_ne!(applied.fen, legal.fen, "{name}: the FEN must change");
+        assert_ne!(applied.fen, legal.fen(), "{name}: the FEN must change");
 
         // BestMove at small depth returns a legal move.
         let best = s
@@ -121,7 +111,7 @@ async fn every_rpc_answers_for_every_listed_variant() {
             .await
             .expect("perft")
             .into_inner();
-        assert_eq!(perft.moves.len(), legal.moves.len(), "{name}");
+        assert_eq!(perft.moves.len(), legal.moves().len(), "{name}");
         assert_eq!(
             perft.moves.iter().map(|m| m.nodes).sum::<u64>(),
             perft.nodes
@@ -136,7 +126,7 @@ async fn every_rpc_answers_for_every_listed_variant() {
             .await
             .expect("perft 1")
             .into_inner();
-        assert_eq!(perft1.nodes, legal.moves.len() as u64, "{name}");
+        assert_eq!(perft1.nodes, legal.moves().len() as u64, "{name}");
         assert!(perft1.moves.is_empty(), "no split unless asked for");
     }
 }
@@ -214,16 +204,10 @@ async fn games_end_with_the_right_result_and_reason() {
     for game in FINISHED_GAMES {
         let mut current = position(game.variant, game.fen, &[]);
         for (i, text) in game.moves.iter().enumerate() {
-            let status = s
-                .client
-                .legal_moves(pb::LegalMovesRequest {
-                    position: Some(current.clone()),
-                    ..Default::default()
-                })
+            let status = legal_moves(&mut s.client, Some(current.clone()))
                 .await
-                .expect("legal moves")
-                .into_inner()
-                .status
+                .status()
+                .copied()
                 .expect("status");
             assert!(status.ongoing, "{}: finished before move {i}", game.variant);
             let applied = s
@@ -253,7 +237,8 @@ async fn games_end_with_the_right_result_and_reason() {
             .await
             .expect("legal moves")
             .into_inner()
-            .status
+            .status()
+            .copied()
             .expect("status");
         assert_eq!(
             (listed.ongoing, listed.result(), listed.reason()),
@@ -274,8 +259,8 @@ async fn checkmated_side_is_in_check_and_has_no_moves() {
         .await
         .expect("legal moves")
         .into_inner();
-    assert!(response.moves.is_empty());
-    assert!(response.status.expect("status").in_check);
+    assert!(response.moves().is_empty());
+    assert!(response.status().expect("status").in_check);
 }
 
 #[tokio::test]
@@ -315,7 +300,7 @@ async fn best_move_is_legal_according_to_legal_moves() {
         .await
         .expect("best move")
         .into_inner();
-    let legal = legal_uci(&mut s.client, pos).await;
+    let legal = legal_uci(&mut s.client, Some(pos)).await;
     let m = best.r#move.expect("move");
     assert!(legal.contains(&m.uci), "{} not in {legal:?}", m.uci);
     assert_eq!(best.depth, 3);
@@ -367,170 +352,6 @@ async fn analyze_streams_updates_then_the_final_result() {
         })
         .collect();
     assert!(depths.windows(2).all(|w| w[0] < w[1]), "{depths:?}");
-}
-
-#[tokio::test]
-async fn a_deadline_caps_the_search_which_still_answers() {
-    let mut s = start().await;
-    // Asks for a minute, but the client only waits 2 s: the search must stop early and answer.
-    let mut request = tonic::Request::new(pb::BestMoveRequest {
-        position: start_of("chess"),
-        limits: Some(pb::Limits {
-            movetime_ms: 60_000,
-            ..Default::default()
-        }),
-    });
-    request.set_timeout(Duration::from_secs(2));
-    let best = s
-        .client
-        .best_move(request)
-        .await
-        .expect("answer before the deadline")
-        .into_inner();
-    assert!(best.r#move.is_some());
-    assert!(best.time_ms < 2_000, "{}", best.time_ms);
-    assert_eq!(best.stop_reason(), pb::StopReason::Time);
-}
-
-fn one_slot_no_queue() -> Config {
-    Config {
-        max_searches: std::num::NonZeroUsize::new(1),
-        search_queue: 0,
-        ..Config::default()
-    }
-}
-
-fn long_search() -> pb::BestMoveRequest {
-    pb::BestMoveRequest {
-        position: start_of("chess"),
-        limits: Some(pb::Limits {
-            movetime_ms: 30_000,
-            ..Default::default()
-        }),
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn overload_is_resource_exhausted_with_a_retry_hint() {
-    let mut s = start_with(one_slot_no_queue()).await;
-    // A streamed search holds the only slot once its first update has arrived.
-    let pb::BestMoveRequest { position, limits } = long_search();
-    let mut busy = s
-        .client
-        .analyze(pb::AnalyzeRequest { position, limits })
-        .await
-        .expect("analyze")
-        .into_inner();
-    busy.next().await.expect("an update").expect("ok");
-    let refused = s
-        .client
-        .best_move(pb::BestMoveRequest {
-            position: start_of("chess"),
-            limits: depth(1),
-        })
-        .await
-        .expect_err("no free slot and no queue");
-    assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
-    assert!(refused.message().contains("busy"), "{}", refused.message());
-    assert!(refused.metadata().get("retry-after-ms").is_some());
-}
-
-/// Retries a quick search until the only slot is free again (10 s at most).
-async fn wait_for_free_slot(
-    client: &mut pb::game_engine_client::GameEngineClient<tonic::transport::Channel>,
-) -> pb::BestMoveResponse {
-    tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            let quick = pb::BestMoveRequest {
-                position: start_of("chess"),
-                limits: depth(1),
-            };
-            match client.best_move(quick).await {
-                Ok(r) => break r.into_inner(),
-                Err(status) => {
-                    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-            }
-        }
-    })
-    .await
-    .expect("the slot is freed long before the 30 s search would end")
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancelled_request_stops_its_search_and_frees_the_slot() {
-    let mut s = start_with(one_slot_no_queue()).await;
-    let mut busy_client = s.client.clone();
-    // The long search retries until admitted (a probe below may hold the slot briefly).
-    let running = tokio::spawn(async move {
-        loop {
-            match busy_client.best_move(long_search()).await {
-                Err(status) if status.code() == Code::ResourceExhausted => {}
-                other => break other,
-            }
-        }
-    });
-    // Probe until refused: from then on the long search holds the only slot.
-    tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            let probe = pb::BestMoveRequest {
-                position: start_of("chess"),
-                limits: depth(1),
-            };
-            if s.client.best_move(probe).await.is_err() {
-                break;
-            }
-        }
-    })
-    .await
-    .expect("the long search got the slot");
-    // Client-side cancellation: dropping the call resets the HTTP/2 stream.
-    running.abort();
-    assert!(wait_for_free_slot(&mut s.client).await.r#move.is_some());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dropping_an_analyze_stream_stops_its_search() {
-    let mut s = start_with(one_slot_no_queue()).await;
-    let pb::BestMoveRequest { position, limits } = long_search();
-    let mut stream = s
-        .client
-        .analyze(pb::AnalyzeRequest { position, limits })
-        .await
-        .expect("analyze")
-        .into_inner();
-    let first = stream.next().await.expect("an update").expect("ok");
-    assert!(matches!(first.update, Some(Update::Info(_))), "{first:?}");
-    drop(stream);
-    assert!(wait_for_free_slot(&mut s.client).await.r#move.is_some());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn shutdown_lets_an_in_flight_search_finish() {
-    let s = start().await;
-    let mut client = s.client.clone();
-    let search = tokio::spawn(async move {
-        client
-            .best_move(pb::BestMoveRequest {
-                position: start_of("chess"),
-                limits: Some(pb::Limits {
-                    movetime_ms: 1_500,
-                    ..Default::default()
-                }),
-            })
-            .await
-    });
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let shutdown = tokio::spawn(s.handle.shutdown());
-    let answer = search.await.expect("task").expect("drained, not cut off");
-    assert!(answer.into_inner().r#move.is_some());
-    tokio::time::timeout(Duration::from_secs(10), shutdown)
-        .await
-        .expect("drained in time")
-        .expect("task")
-        .expect("clean shutdown");
 }
 
 #[tokio::test]
@@ -683,27 +504,19 @@ async fn text_only_detail_lists_the_same_moves() {
             unreachable!("three answers")
         };
         assert_eq!(default, full, "unspecified means full");
-        assert!(full.uci_moves.is_empty() && texts.moves.is_empty());
-        let listed: Vec<&str> = full.moves.iter().map(|m| m.uci.as_str()).collect();
-        assert_eq!(texts.uci_moves, listed, "{position:?}");
-        assert_eq!((&texts.fen, &texts.status), (&full.fen, &full.status));
+        assert!(full.uci_moves().is_empty() && texts.moves().is_empty());
+        let listed: Vec<&str> = full.moves().iter().map(|m| m.uci.as_str()).collect();
+        assert_eq!(texts.uci_moves(), listed, "{position:?}");
+        assert_eq!((texts.fen(), texts.status()), (full.fen(), full.status()));
     }
 }
 
 #[tokio::test]
 async fn drops_and_relocations_are_described() {
     let mut s = start().await;
-    let legal = s
-        .client
-        .legal_moves(pb::LegalMovesRequest {
-            position: start_of("orphic"),
-            ..Default::default()
-        })
-        .await
-        .expect("orphic legal moves")
-        .into_inner();
+    let legal = legal_moves(&mut s.client, start_of("orphic")).await;
     let drop = legal
-        .moves
+        .moves()
         .iter()
         .find(|m| m.uci == "N@e4")
         .expect("a knight drop on an empty square");

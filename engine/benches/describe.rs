@@ -1,5 +1,5 @@
 //! `describe_moves` speed: every legal move with its move text, SAN (check suffix included) and
-//! parts, which is what `LegalMoves` answers (issue 7). Move counts are asserted so a speed-up
+//! parts, which is what `LegalMoves` answers. Move counts are asserted so a speed-up
 //! can't come from dropping moves.
 //!
 //! Run: `cargo bench -p variant-engine --bench describe`. Criterion's "thrpt" is moves/s.

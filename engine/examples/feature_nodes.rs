@@ -2,13 +2,11 @@
 //! how much each selectivity feature shrinks the tree.
 //!
 //! `cargo run --release -p variant-engine --example feature_nodes -- [depth] [config ...]`
-//! where a config is a `match` config string such as `null=off,lmr=off`.
+//! where a config is a [`SearchOptions`] string such as `null=off,lmr=off` (as `match --a` takes).
 
 use std::sync::atomic::AtomicBool;
 
-use variant_engine::search::{Limits, PoolConfig, SearchPool};
-use variant_engine::selfplay::EngineConfig;
-use variant_engine::{Registry, bench};
+use variant_engine::{Limits, Registry, SearchOptions, Searcher, SearcherConfig, bench_positions};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -20,22 +18,21 @@ fn main() {
             .to_vec();
     }
     let registry = Registry::builtin();
-    let positions = bench::positions(&registry);
+    let positions = bench_positions(&registry);
     for c in &configs {
-        let Ok(conf) = c.parse::<EngineConfig>() else {
+        let Ok(options) = c.parse::<SearchOptions>() else {
             eprintln!("bad config {c:?}");
             continue;
         };
         let mut nodes = 0;
         let mut time = std::time::Duration::ZERO;
         for pos in &positions {
-            let pool = SearchPool::new(PoolConfig { hash_mb: 16 });
+            let searcher = Searcher::new(SearcherConfig { hash_mb: 16 });
             let limits = Limits {
                 depth: Some(depth),
-                features: conf.features,
                 ..Limits::default()
             };
-            let r = pool.search(pos, &limits, &AtomicBool::new(false), &mut |_| {});
+            let r = searcher.search(pos, &limits, &options, &AtomicBool::new(false), &mut |_| {});
             nodes += r.nodes;
             time += r.time;
         }

@@ -8,13 +8,13 @@
 use std::fmt;
 
 /// Files (and ranks) per row of the index space; also the largest supported board side.
-pub const STRIDE: u8 = 10;
+pub(crate) const STRIDE: u8 = 10;
 /// Number of squares in the index space.
-pub const SQUARE_COUNT: usize = (STRIDE as usize) * (STRIDE as usize);
+pub(crate) const SQUARE_COUNT: usize = (STRIDE as usize) * (STRIDE as usize);
 
 /// The name of every square of the index space, a1 first, so writing a square (move text, SAN,
 /// the API's `from`/`to` fields) is a table look-up instead of integer formatting: describing
-/// hundreds of moves per `LegalMoves` call made `fmt` a visible cost (issue 7).
+/// hundreds of moves per `LegalMoves` call made `fmt` a visible cost in profiles.
 #[rustfmt::skip] // One rank per line.
 static SQUARE_NAMES: [&str; SQUARE_COUNT] = [
     "a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "i1", "j1",
@@ -110,7 +110,7 @@ impl fmt::Display for Square {
 
 /// Why a square name could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid square {}", crate::notation::quote(.0))]
+#[error("invalid square {}", crate::quote::quote(.0))]
 pub struct ParseSquareError(pub String);
 
 impl std::str::FromStr for Square {
@@ -143,9 +143,9 @@ impl std::str::FromStr for Square {
 /// Size of a variant's board.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct BoardSize {
-    /// Number of files (columns), at most [`STRIDE`].
+    /// Number of files (columns), at most 10.
     pub files: u8,
-    /// Number of ranks (rows), at most [`STRIDE`].
+    /// Number of ranks (rows), at most 10.
     pub ranks: u8,
 }
 

@@ -1,10 +1,11 @@
 //! Exact rules and search for chess variants: Opulent, Decima, SOHO and Orphic Chess, plus
-//! orthodox chess as a validation variant.
+//! orthodox chess as a validation variant. A library only: it never prints and speaks no
+//! protocol (the `variant-engine` program and the gRPC service are its front ends).
 //!
 //! Variants are data ([`VariantSpec`]) validated into a [`Variant`] that carries its attack
-//! tables; behaviour that is not data lives in the closed [`RuleSet`] enum. A [`Position`] is
-//! built from a FEN, generates fully legal moves, and plays them with make/unmake and
-//! incremental Zobrist hashing.
+//! tables; behaviour that is not data is named by the [`RuleSet`] tag. A [`Position`] is built
+//! from a FEN, generates fully legal moves, and plays them with make/unmake and incremental
+//! Zobrist hashing. A [`Searcher`] finds the best move within [`Limits`].
 //!
 //! ```
 //! use variant_engine::{perft, Position, Registry};
@@ -14,45 +15,73 @@
 //! let m = pos.parse_move("e3e5").unwrap();
 //! assert_eq!(pos.san(m), "e5");
 //! ```
-#![warn(missing_docs)]
-// One audited exception: the huge-page advice for the transposition table (`tt.rs`).
+//!
+//! Every module is private and the vocabulary is re-exported here. The modules, each using
+//! only those before it:
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | `quote`, `geometry`, `bitboard`, `piece`, `moves` | how error messages quote input (at most 100 characters of it), squares and board sizes, `Bitboard(u128)`, colours and piece kinds, `Move` |
+//! | `movement/` | the Betza subset and the attack tables built from it |
+//! | `rng`, `zobrist`, `outcome` | `SplitMix64`, hash keys, `GameStatus`/`Termination` |
+//! | `variant/` | `VariantSpec` and its `RuleSet` tag (`spec.rs`), the built-in specs (`builtin.rs`), the validated `Variant` |
+//! | `position` | the state of a game and the attack queries on it |
+//! | `rules/` | each rule family's hooks: `standard.rs`, `decima.rs`, `orphic.rs` |
+//! | `movegen`, `make`, `status` | legal moves, make/unmake, the game status and check tests |
+//! | `notation/` | FEN, move text, SAN and move descriptions |
+//! | `perft`, `replay`, `registry`, `samples` | move-path counts, replaying move lists, the built-in variants, sample positions |
+//! | `eval/` | static evaluation, with Decima's and Orphic's own terms |
+//! | `search/` | the `Searcher` and everything it owns (alpha-beta, quiescence, ordering, threads, TT) |
+#![warn(missing_docs, unreachable_pub)]
+// One audited exception: the huge-page advice for the transposition table (`search/tt.rs`).
 #![deny(unsafe_code)]
 
-pub mod bench;
-pub mod bitboard;
-pub mod eval;
-pub mod geometry;
-pub mod movegen;
-pub mod movement;
-pub mod moves;
-pub mod notation;
-pub mod perft;
-pub mod piece;
-pub mod position;
-pub mod rng;
-pub mod search;
-pub mod selfplay;
-pub mod status;
-pub mod threads;
-pub mod tt;
-pub mod uci;
-pub mod variant;
+mod bitboard;
+mod eval;
+mod geometry;
+mod make;
+mod movegen;
+mod movement;
+mod moves;
+mod notation;
+mod outcome;
+mod perft;
+mod piece;
+mod position;
+mod quote;
+mod registry;
+mod replay;
+mod rng;
+mod rules;
+mod samples;
+mod search;
+mod status;
+mod variant;
+mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use eval::EvalTerms;
 pub use geometry::{BoardSize, ParseSquareError, Square};
-pub use movegen::{MoveCounter, MoveList, MoveSink};
+pub use movegen::MoveList;
+pub use movement::BetzaError;
 pub use moves::{Move, MoveKind};
 pub use notation::{
     FenError, MoveDescription, MoveDescriptionRef, MoveError, MoveText, MoveTextError,
 };
+pub use outcome::{GameStatus, Termination};
 pub use perft::{PerftStop, divide, divide_with_stop, perft, perft_copy_make, perft_with_stop};
-pub use piece::{ByColor, Color, Piece, PieceKind};
+pub use piece::{Color, Piece, PieceKind};
 pub use position::Position;
+pub use quote::{QUOTE_MAX_CHARS, Quoted, quote};
+pub use registry::{Registry, UnknownVariant};
+pub use replay::ReplayError;
+pub use rng::SplitMix64;
+pub use samples::{bench_positions, random_playout};
 pub use search::{
-    Clock, Features, Limits, PoolConfig, Score, SearchInfo, SearchPool, SearchResult, StopReason,
+    Clock, Features, Limits, Score, SearchInfo, SearchOptions, SearchOptionsError, SearchResult,
+    Searcher, SearcherConfig, StopReason,
 };
-pub use status::{GameStatus, Termination};
 pub use variant::{
-    PieceDef, Registry, Role, RuleSet, UnknownVariant, Variant, VariantSpec, VariantSpecError,
+    CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
+    Role, RuleSet, Variant, VariantSpec, VariantSpecError, colour_right_bit,
 };

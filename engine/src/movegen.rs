@@ -12,15 +12,14 @@ use crate::geometry::Square;
 use crate::movement::Mode;
 use crate::moves::{Move, MoveKind};
 use crate::piece::{Color, PieceKind};
-use crate::position::make::ep_victim;
-use crate::position::{Position, castling_bit};
+use crate::position::{Position, castling_bit, ep_victim};
 use crate::variant::{DropInfo, KindInfo, Role, colour_right_bit};
 
 /// A list of moves.
 pub type MoveList = Vec<Move>;
 
 /// Receives generated moves.
-pub trait MoveSink {
+pub(crate) trait MoveSink {
     /// One move.
     fn push(&mut self, m: Move);
 
@@ -42,7 +41,7 @@ impl MoveSink for MoveList {
 
 /// Counts moves without building them.
 #[derive(Debug, Default)]
-pub struct MoveCounter(pub u64);
+pub(crate) struct MoveCounter(pub u64);
 
 impl MoveSink for MoveCounter {
     #[inline]
@@ -154,7 +153,7 @@ impl Position {
 
     /// True when `m` is legal here.
     ///
-    /// Decided by running only the part of [`Position::generate`] that could produce `m`, through
+    /// Decided by running only the part of the move generator that could produce `m`, through
     /// the same masks: that one piece's moves, the pawns' moves, the king's moves (castling
     /// included) or the drops of that kind onto that square. The search asks this of every
     /// hash move and move parsing of every replayed move, so listing all 40-700 moves each time
@@ -218,7 +217,7 @@ impl Position {
     }
 
     /// Generates every legal move into `sink`.
-    pub fn generate<S: MoveSink>(&self, sink: &mut S) {
+    pub(crate) fn generate<S: MoveSink>(&self, sink: &mut S) {
         let rules = self.variant.rules();
         if rules.game_over_before_moves(self) {
             return;

@@ -21,7 +21,7 @@ use crate::position::Position;
 /// milliseconds: a stop is seen within milliseconds, and reading the clock that rarely costs
 /// nothing measurable. (Counting per interior node instead would be far too coarse: one node
 /// two plies above the leaves already counts hundreds of move lists.)
-pub const STOP_CHECK_INTERVAL: u32 = 256;
+pub(crate) const STOP_CHECK_INTERVAL: u32 = 256;
 
 /// When a stoppable perft must give up.
 #[derive(Debug, Clone, Copy)]

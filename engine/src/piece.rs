@@ -7,7 +7,7 @@ use std::num::NonZeroU8;
 use std::ops::{Index, IndexMut, Not};
 
 /// Most piece kinds a variant may define (pawn and king included).
-pub const MAX_KINDS: usize = 16;
+pub(crate) const MAX_KINDS: usize = 16;
 
 /// Side to move / owner of a piece.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -68,7 +68,7 @@ impl Not for Color {
 
 /// One value per colour.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub struct ByColor<T>(pub [T; 2]);
+pub(crate) struct ByColor<T>(pub [T; 2]);
 
 impl<T> Index<Color> for ByColor<T> {
     type Output = T;

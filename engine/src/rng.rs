@@ -1,13 +1,14 @@
 //! `SplitMix64`: a tiny, fast, seedable pseudo-random generator.
 //!
-//! Used where reproducibility matters and secrecy does not: Zobrist keys (stable across runs)
-//! and the load generator's choice of positions and moves.
+//! Used where reproducibility matters and secrecy does not: Zobrist keys (stable across runs),
+//! the skill level's seeded choice, the load generator's choice of positions and moves, and the
+//! random games of tests.
 
 /// The `SplitMix64` generator (Steele, Lea and Flood), one `u64` of state.
 ///
 /// # Examples
 /// ```
-/// use variant_engine::rng::SplitMix64;
+/// use variant_engine::SplitMix64;
 /// let (mut a, mut b) = (SplitMix64(7), SplitMix64(7));
 /// assert_eq!(a.next_u64(), b.next_u64());
 /// assert!(a.below(10) < 10);

@@ -1,53 +1,14 @@
-//! Game status: ongoing, or finished with a winner (or draw) and the reason.
+//! The game status of a position, and the check tests the search and SAN ask for.
+//!
+//! The status comes from the rules' verdict before any move (Decima's ten points), then from the
+//! legal moves (none: checkmate or the variant's equivalent, or stalemate), then from the draws
+//! by the fifty-move rule and by repetition.
 
 use crate::geometry::Square;
 use crate::movement::Mode;
 use crate::moves::{Move, MoveKind};
-use crate::piece::Color;
+use crate::outcome::{GameStatus, Termination};
 use crate::position::Position;
-use crate::variant::RuleSet;
-
-/// Why a game ended.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Termination {
-    /// The side to move is in check with no legal move.
-    Checkmate,
-    /// The side to move has no legal move and is not in check.
-    Stalemate,
-    /// The same position occurred three times.
-    ThreefoldRepetition,
-    /// 100 half-moves without a capture, pawn move or drop.
-    FiftyMoveRule,
-    /// Decima: a side starts its turn with 10 or more points on its tenth rank.
-    TenPoints,
-    /// Decima: a side could not answer the opponent's ten-point "check".
-    CheckUnanswered,
-    /// Decima: a side lost its last unit.
-    LastUnitCaptured,
-    /// Neither side can win.
-    InsufficientMaterial,
-}
-
-/// The state of the game in a position.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum GameStatus {
-    /// Play goes on.
-    Ongoing,
-    /// The game is over.
-    Finished {
-        /// The winner, `None` for a draw.
-        winner: Option<Color>,
-        /// Why.
-        reason: Termination,
-    },
-}
-
-impl GameStatus {
-    /// True when the game is over.
-    pub const fn is_finished(self) -> bool {
-        matches!(self, Self::Finished { .. })
-    }
-}
 
 impl Position {
     /// The game status, counting repetitions over the moves played since setup.
@@ -137,7 +98,7 @@ impl Position {
     #[inline]
     pub(crate) fn in_check_after_piece_move(&self, from: Square, to: Square) -> bool {
         let v = &*self.variant;
-        if !matches!(v.rules(), RuleSet::Standard | RuleSet::Orphic) || v.hoppers != 0 {
+        if !v.rules().check_is_king_attack() || v.hoppers != 0 {
             return self.in_check();
         }
         let Some(k) = self.royal_square(self.side) else {
@@ -187,8 +148,8 @@ impl Position {
     /// search can prune a futile quiet move without making and unmaking it (most moves it
     /// prunes there could never check).
     ///
-    /// Conservative: only the royal-king rule families are judged, and only plain piece moves
-    /// (promotions included); anything else answers true. A move might check when the piece
+    /// Conservative: only rule families whose check is an attack on a royal king are judged,
+    /// and only plain piece moves (promotions included); anything else answers true. A move might check when the piece
     /// lands a pawn or leaper attack on the enemy king, or lands on one of the king's lines
     /// while it rides or hops along it, or when it leaves a king line the mover has riders or
     /// hoppers for (a discovered check), or, with hoppers, lands on a king's rank or file
@@ -207,7 +168,7 @@ impl Position {
     /// ```
     pub fn move_may_give_check(&self, m: Move) -> bool {
         let v = &*self.variant;
-        if !matches!(v.rules(), RuleSet::Standard | RuleSet::Orphic) {
+        if !v.rules().check_is_king_attack() {
             return true;
         }
         // A king still in the pocket cannot be checked, nor brought in by the opponent.
@@ -236,14 +197,6 @@ impl Position {
             || (v.diagonal_attackers != 0 && bishop_line(from));
         let screen = v.hoppers != 0 && rook_line(to);
         direct || discovered || screen
-    }
-
-    /// True when the side to move has a royal king that is attacked.
-    pub fn king_attacked(&self) -> bool {
-        match self.royal_square(self.side) {
-            Some(k) => self.is_attacked(k, self.occupied(), self.by_color[!self.side], !self.side),
-            None => false,
-        }
     }
 }
 

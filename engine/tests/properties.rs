@@ -8,25 +8,9 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use variant_engine::{Move, PieceKind, Position, Registry, Square};
+use variant_engine::{Move, PieceKind, Position, Registry, SplitMix64, Square};
 
-/// A tiny deterministic generator so a failing case replays from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
+fn check_position(pos: &Position, rng: &mut SplitMix64, full: bool) {
     assert_eq!(
         pos.hash(),
         pos.compute_hash(),
@@ -97,12 +81,12 @@ fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
     let kinds = pos.variant().kind_count();
     for &from in &own {
         for i in 0..12 {
-            let to = squares[rng.below(squares.len())];
+            let to = squares[rng.below(squares.len() as u64) as usize];
             // Mostly plain moves; also the special kinds, which only pawns and kings make.
             let m = match i {
                 8 => Move::en_passant(from, to),
                 9 => Move::castle(from, to),
-                10 | 11 => Move::promotion(from, to, PieceKind(rng.below(kinds) as u8)),
+                10 | 11 => Move::promotion(from, to, PieceKind(rng.below(kinds as u64) as u8)),
                 _ => Move::normal(from, to),
             };
             assert_eq!(
@@ -115,9 +99,10 @@ fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
     // The same for drops: random kinds onto random squares, with or without a relocation.
     if pos.variant().has_drops() {
         for _ in 0..40 {
-            let kind = PieceKind(rng.below(kinds) as u8);
-            let to = squares[rng.below(squares.len())];
-            let relocation = (rng.below(2) == 0).then(|| squares[rng.below(squares.len())]);
+            let kind = PieceKind(rng.below(kinds as u64) as u8);
+            let to = squares[rng.below(squares.len() as u64) as usize];
+            let relocation =
+                (rng.below(2) == 0).then(|| squares[rng.below(squares.len() as u64) as usize]);
             let m = Move::drop(kind, to, relocation);
             assert_eq!(
                 pos.is_legal(m),
@@ -128,11 +113,11 @@ fn check_position(pos: &Position, rng: &mut Rng, full: bool) {
     }
     // Random board-move texts that are not generated must not parse as legal.
     for _ in 0..40 {
-        let from = squares[rng.below(squares.len())];
-        let to = squares[rng.below(squares.len())];
+        let from = squares[rng.below(squares.len() as u64) as usize];
+        let to = squares[rng.below(squares.len() as u64) as usize];
         let suffix = [
             "", "q", "n", "r", "b", "c", "a", "w", "l", "u", "f", "k", "p",
-        ][rng.below(13)];
+        ][rng.below(13) as usize];
         let text = format!("{from}{to}{suffix}");
         if !texts.contains(&text) {
             assert!(
@@ -147,7 +132,8 @@ fn playout(variant_index: usize, seed: u64, plies: usize, full: bool) {
     let registry = Registry::builtin();
     let variants: Vec<_> = registry.iter().cloned().collect();
     let variant = variants[variant_index % variants.len()].clone();
-    let mut rng = Rng(seed | 1);
+    // The engine's generator, seeded by the case: a failing case replays from its seed.
+    let mut rng = SplitMix64(seed);
     let mut pos = Position::new(variant);
     for _ in 0..plies {
         check_position(&pos, &mut rng, full);
@@ -155,7 +141,7 @@ fn playout(variant_index: usize, seed: u64, plies: usize, full: bool) {
         if moves.is_empty() {
             break;
         }
-        pos.play(moves[rng.below(moves.len())]);
+        pos.play(moves[rng.below(moves.len() as u64) as usize]);
     }
     // Unwinding the whole game returns to the start.
     let start_fen = pos.variant().start_fen().to_owned();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{all_moves, legal, moves_from, play, pos, set, start};
+use common::{all_moves, board, legal, moves_from, play, pos, set, start};
 use variant_engine::{Bitboard, Square};
 
 /// White has only king and pawn: every type is lost, so every promotion is available.
@@ -187,41 +187,12 @@ fn archbishop_and_chancellor_have_no_wazir_step() {
 #[test]
 fn wizards_stay_on_their_colour() {
     for sq in ["a1", "e5", "f6", "j10", "c8", "h3"] {
-        let fen = {
-            let s: Square = sq.parse().unwrap();
-            let mut ranks: Vec<String> = Vec::new();
-            for r in (0..10u8).rev() {
-                let mut row = String::new();
-                let mut empty = 0;
-                for f in 0..10u8 {
-                    let here = Square::from_coords(f, r).unwrap();
-                    let piece = if here == s {
-                        Some('W')
-                    } else if (f, r) == (if s.file() == 0 { 9 } else { 0 }, 9) {
-                        Some('k')
-                    } else if (f, r) == (if s.file() == 9 { 0 } else { 9 }, 0) {
-                        Some('K')
-                    } else {
-                        None
-                    };
-                    match piece {
-                        Some(c) => {
-                            if empty > 0 {
-                                row.push_str(&empty.to_string());
-                                empty = 0;
-                            }
-                            row.push(c);
-                        }
-                        None => empty += 1,
-                    }
-                }
-                if empty > 0 {
-                    row.push_str(&empty.to_string());
-                }
-                ranks.push(row);
-            }
-            format!("{} w - - 0 1", ranks.join("/"))
-        };
+        let s: Square = sq.parse().unwrap();
+        // The kings stand in corners off the wizard's file.
+        let black_king = if s.file() == 0 { "j10" } else { "a10" };
+        let white_king = if s.file() == 9 { "a1" } else { "j1" };
+        let pieces = format!("W{sq} k{black_king} K{white_king}");
+        let fen = format!("{} w - - 0 1", board(10, 10, &pieces));
         let p = pos("opulent", &fen);
         let from: Square = sq.parse().unwrap();
         let targets: Bitboard = p

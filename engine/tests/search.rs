@@ -1,19 +1,29 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Search behaviour: forced mates, legality under tiny limits, prompt stopping, determinism.
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use variant_engine::search::{Limits, PoolConfig, Score, SearchPool, StopReason};
+use variant_engine::{
+    Limits, Score, SearchOptions, SearchResult, Searcher, SearcherConfig, StopReason,
+};
 use variant_engine::{Position, Registry};
 
-fn pool() -> SearchPool {
-    SearchPool::new(PoolConfig { hash_mb: 4 })
+fn searcher() -> Searcher {
+    Searcher::new(SearcherConfig { hash_mb: 4 })
 }
 
-fn position(variant: &str, fen: &str) -> Position {
-    let v = Registry::builtin().get(variant).unwrap();
-    Position::from_fen(v, fen).unwrap()
+/// A search of `pos` within `limits` by a fresh searcher, with default options and no stop.
+fn search(pos: &Position, limits: &Limits) -> SearchResult {
+    searcher().search(
+        pos,
+        limits,
+        &SearchOptions::default(),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
 }
 
 /// Forced mates: (variant, FEN, moves to mate, the mating first move if unique).
@@ -119,7 +129,7 @@ const MATES: &[(&str, &str, i32, Option<&str>)] = &[
 #[test]
 fn finds_forced_mates() {
     for &(variant, fen, n, first) in MATES {
-        let pos = position(variant, fen);
+        let pos = common::pos(variant, fen);
         let limits = Limits {
             depth: Some((2 * n + 2) as u32),
             ..Limits::default()
@@ -129,7 +139,7 @@ fn finds_forced_mates() {
                 threads,
                 ..limits.clone()
             };
-            let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+            let r = search(&pos, &limits);
             assert_eq!(r.score, Score::Mate(n), "{variant} {fen}: {r:?}");
             assert_eq!(r.stop_reason, StopReason::Mate, "{variant} {fen}");
             if let Some(first) = first {
@@ -138,9 +148,9 @@ fn finds_forced_mates() {
         }
         // Being mated is reported as a negative mate from the loser's side.
         let mut after = pos.clone();
-        let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+        let r = search(&pos, &limits);
         after.play(r.best_move.unwrap());
-        let r2 = pool().search(&after, &limits, &AtomicBool::new(false), &mut |_| {});
+        let r2 = search(&after, &limits);
         if n == 1 {
             assert_eq!(r2.best_move, None, "{variant} {fen}");
             assert_eq!(r2.stop_reason, StopReason::NoMoves);
@@ -160,9 +170,11 @@ fn stops_promptly_and_still_returns_a_legal_move() {
         threads: 2,
         ..Limits::default()
     };
-    let pool = pool();
+    let searcher = searcher();
     let (r, latency) = std::thread::scope(|s| {
-        let h = s.spawn(|| pool.search(&pos, &limits, &stop, &mut |_| {}));
+        let h = s.spawn(|| {
+            searcher.search(&pos, &limits, &SearchOptions::default(), &stop, &mut |_| {})
+        });
         std::thread::sleep(Duration::from_millis(200));
         let t = Instant::now();
         stop.store(true, Ordering::Relaxed);
@@ -182,7 +194,7 @@ fn fixed_depth_single_thread_search_is_deterministic() {
             depth: Some(6),
             ..Limits::default()
         };
-        let run = || pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+        let run = || search(&pos, &limits);
         let (a, b) = (run(), run());
         assert_eq!(a.nodes, b.nodes, "{}", v.name());
         assert_eq!(a.best_move, b.best_move, "{}", v.name());
@@ -201,9 +213,15 @@ fn reports_one_info_per_iteration_and_line() {
         ..Limits::default()
     };
     let mut infos = Vec::new();
-    let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |i| {
-        infos.push(i.clone());
-    });
+    let r = searcher().search(
+        &pos,
+        &limits,
+        &SearchOptions::default(),
+        &AtomicBool::new(false),
+        &mut |i| {
+            infos.push(i.clone());
+        },
+    );
     assert_eq!(infos.len(), 4 * 3);
     for (i, info) in infos.iter().enumerate() {
         assert_eq!(info.depth as usize, i / 3 + 1);
@@ -225,26 +243,22 @@ fn reports_one_info_per_iteration_and_line() {
 #[test]
 fn node_and_time_limits_end_the_search() {
     let pos = Position::new(Registry::builtin().get("opulent").unwrap());
-    let r = pool().search(
+    let r = search(
         &pos,
         &Limits {
             nodes: Some(5_000),
             ..Limits::default()
         },
-        &AtomicBool::new(false),
-        &mut |_| {},
     );
     assert_eq!(r.stop_reason, StopReason::Nodes);
     assert!(r.nodes >= 5_000 && r.nodes < 5_000 + 2_048, "{}", r.nodes);
     let t = Instant::now();
-    let r = pool().search(
+    let r = search(
         &pos,
         &Limits {
             movetime: Some(Duration::from_millis(100)),
             ..Limits::default()
         },
-        &AtomicBool::new(false),
-        &mut |_| {},
     );
     assert_eq!(r.stop_reason, StopReason::Time);
     assert!(t.elapsed() < Duration::from_secs(2));
@@ -255,9 +269,10 @@ fn node_and_time_limits_end_the_search() {
 fn a_stop_flag_set_before_the_search_still_yields_a_legal_move() {
     for v in Registry::builtin().iter() {
         let pos = Position::new(v.clone());
-        let r = pool().search(
+        let r = searcher().search(
             &pos,
             &Limits::default(),
+            &SearchOptions::default(),
             &AtomicBool::new(true),
             &mut |_| {},
         );
@@ -273,14 +288,20 @@ fn a_stop_flag_set_before_the_search_still_yields_a_legal_move() {
 #[test]
 fn skill_levels_are_deterministic_given_the_seed() {
     let pos = Position::new(Registry::builtin().get("opulent").unwrap());
-    let limits = |seed| Limits {
+    let options = |seed| SearchOptions {
         skill_level: Some(3),
         seed,
-        ..Limits::default()
+        ..SearchOptions::default()
     };
     let run = |seed| {
-        pool()
-            .search(&pos, &limits(seed), &AtomicBool::new(false), &mut |_| {})
+        searcher()
+            .search(
+                &pos,
+                &Limits::default(),
+                &options(seed),
+                &AtomicBool::new(false),
+                &mut |_| {},
+            )
             .best_move
     };
     assert_eq!(run(7), run(7));
@@ -294,7 +315,7 @@ fn skill_levels_are_deterministic_given_the_seed() {
 mod random_positions {
     use super::*;
     use proptest::prelude::*;
-    use variant_engine::bench::random_playout;
+    use variant_engine::random_playout;
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
@@ -313,7 +334,7 @@ mod random_positions {
             let v = variants[variant % variants.len()].clone();
             let pos = random_playout(Position::new(v), plies, seed);
             let limits = Limits { nodes: Some(nodes), threads, ..Limits::default() };
-            let r = pool().search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+            let r = search(&pos, &limits);
             let legal = pos.legal_moves();
             match r.best_move {
                 Some(m) => {
@@ -331,11 +352,11 @@ mod random_positions {
 }
 
 #[test]
-fn the_pool_can_be_shared_between_threads() {
+fn the_searcher_can_be_shared_between_threads() {
     fn assert_send_sync<T: Send + Sync>() {}
-    assert_send_sync::<SearchPool>();
-    // Two searches on one shared pool from two threads: the second waits for the first.
-    let pool = std::sync::Arc::new(pool());
+    assert_send_sync::<Searcher>();
+    // Two searches on one shared searcher from two threads: the second waits for the first.
+    let searcher = std::sync::Arc::new(searcher());
     let pos = Position::new(Registry::builtin().get("chess").unwrap());
     let limits = Limits {
         depth: Some(5),
@@ -344,9 +365,17 @@ fn the_pool_can_be_shared_between_threads() {
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..2)
             .map(|_| {
-                let pool = pool.clone();
+                let searcher = searcher.clone();
                 let (pos, limits) = (pos.clone(), limits.clone());
-                s.spawn(move || pool.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {}))
+                s.spawn(move || {
+                    searcher.search(
+                        &pos,
+                        &limits,
+                        &SearchOptions::default(),
+                        &AtomicBool::new(false),
+                        &mut |_| {},
+                    )
+                })
             })
             .collect();
         for h in handles {

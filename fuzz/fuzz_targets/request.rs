@@ -1,10 +1,13 @@
 //! Fuzz target: arbitrary bytes as every request message the server decodes (LegalMoves,
 //! ApplyMove, BestMove, Perft), run through the service's own validation, conversion and
-//! engine calls (`variant_service::fuzz::handle_request`). Nothing may panic.
+//! engine calls (`fuzz/src/request.rs`). Nothing may panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
+#[path = "../src/request.rs"]
+mod request;
+
 fuzz_target!(|data: &[u8]| {
-    let _ = variant_service::fuzz::handle_request(data);
+    let _ = request::handle_request(data);
 });

@@ -1,5 +1,9 @@
 //! Shared helpers for the integration tests: a real server on `127.0.0.1:0` and its client.
 #![allow(dead_code, reason = "each test crate uses a different subset")]
+#![allow(
+    clippy::unnecessary_wraps,
+    reason = "helpers build the optional fields of requests"
+)]
 
 pub mod port;
 
@@ -10,6 +14,7 @@ use std::{
     time::Duration,
 };
 
+use tokio_stream::StreamExt as _;
 use tonic::{Code, Status, transport::Channel};
 use variant_service::{
     Config, ServerHandle,
@@ -62,6 +67,78 @@ pub fn start_of(variant: &str) -> Option<pb::Position> {
     Some(position(variant, "", &[]))
 }
 
+/// Search limits of a fixed depth.
+pub fn depth(depth: u32) -> Option<pb::Limits> {
+    Some(pb::Limits {
+        depth,
+        ..Default::default()
+    })
+}
+
+/// A server configuration with `slots` concurrent searches, a wait queue of `queue` and a small
+/// table.
+pub fn slots(slots: usize, queue: usize) -> Config {
+    Config {
+        max_searches: NonZeroUsize::new(slots),
+        search_queue: queue,
+        hash_mb: 1,
+        ..Config::default()
+    }
+}
+
+/// A `BestMove` request for the chess start position that searches `movetime_ms`.
+pub fn search_for(movetime_ms: u32) -> pb::BestMoveRequest {
+    pb::BestMoveRequest {
+        position: start_of("chess"),
+        limits: Some(pb::Limits {
+            movetime_ms,
+            ..Default::default()
+        }),
+    }
+}
+
+/// The `LegalMoves` answer (full detail) for `position`.
+pub async fn legal_moves(
+    client: &mut GameEngineClient<Channel>,
+    position: Option<pb::Position>,
+) -> pb::LegalMovesResponse {
+    client
+        .legal_moves(pb::LegalMovesRequest {
+            position,
+            ..Default::default()
+        })
+        .await
+        .expect("legal moves")
+        .into_inner()
+}
+
+/// The text of every legal move of `position`, as `LegalMoves` lists them.
+pub async fn legal_uci(
+    client: &mut GameEngineClient<Channel>,
+    position: Option<pb::Position>,
+) -> HashSet<String> {
+    legal_moves(client, position)
+        .await
+        .into_moves()
+        .into_iter()
+        .map(|m| m.uci)
+        .collect()
+}
+
+/// Starts a long streamed search and returns once it holds a slot (its first update arrived).
+pub async fn hold_slot(
+    client: &mut GameEngineClient<Channel>,
+) -> tonic::Streaming<pb::AnalyzeResponse> {
+    let pb::BestMoveRequest { position, limits } = search_for(30_000);
+    let mut stream = client
+        .analyze(pb::AnalyzeRequest { position, limits })
+        .await
+        .expect("analyze admitted")
+        .into_inner();
+    stream.next().await.expect("an update").expect("ok update");
+    stream
+}
+
 /// Asserts `status` has `code` and that its message contains every needle.
 pub fn assert_status(status: &Status, code: Code, needles: &[&str]) {
     assert_eq!(status.code(), code, "unexpected status: {status:?}");
@@ -84,52 +161,7 @@ pub async fn assert_still_serving(client: &mut GameEngineClient<Channel>) {
         .await
         .expect("a good request after bad ones succeeds")
         .into_inner();
-    assert!(!response.moves.is_empty());
-}
-
-/// A configuration with `slots` search slots, a wait queue of `queue` and 1 MB hash tables.
-pub fn pool_config(slots: usize, queue: usize) -> Config {
-    Config {
-        max_searches: NonZeroUsize::new(slots),
-        search_queue: queue,
-        hash_mb: 1,
-        ..Config::default()
-    }
-}
-
-/// A `BestMove` from the chess start limited by time only.
-pub fn search(movetime_ms: u32) -> pb::BestMoveRequest {
-    pb::BestMoveRequest {
-        position: start_of("chess"),
-        limits: Some(pb::Limits {
-            movetime_ms,
-            ..Default::default()
-        }),
-    }
-}
-
-/// The move texts of every legal move of `position`.
-pub async fn legal_uci(
-    client: &mut GameEngineClient<Channel>,
-    position: pb::Position,
-) -> HashSet<String> {
-    client
-        .legal_moves(pb::LegalMovesRequest {
-            position: Some(position),
-            ..Default::default()
-        })
-        .await
-        .expect("legal moves")
-        .into_inner()
-        .moves
-        .into_iter()
-        .map(|m| m.uci)
-        .collect()
-}
-
-/// The legal moves of the chess start position.
-pub async fn chess_start_legal(client: &mut GameEngineClient<Channel>) -> HashSet<String> {
-    legal_uci(client, position("chess", "", &[])).await
+    assert!(!response.moves().is_empty());
 }
 
 /// Kills the child if the test fails before it exits.

@@ -21,7 +21,7 @@ use crate::bitboard::Bitboard;
 use crate::geometry::STRIDE;
 use crate::piece::{ByColor, Color, MAX_KINDS};
 use crate::position::Position;
-use crate::variant::decima::WINNING_SCORE;
+use crate::rules::decima::WINNING_SCORE;
 use crate::variant::{Role, Variant};
 
 /// Value of the points a side has on its tenth rank, by points (index 10: ten or more, a
@@ -235,7 +235,8 @@ impl DecimaEval {
 mod tests {
     use super::*;
     use crate::Registry;
-    use crate::eval::{EvalTerms, Evaluator, board_fen};
+    use crate::eval::board::board_fen;
+    use crate::eval::{EvalTerms, Evaluator};
 
     fn decima(pieces: &[(&str, char)], side: &str) -> Position {
         let v = Registry::builtin().get("decima").unwrap();

@@ -109,7 +109,7 @@ impl DropEval {
 mod tests {
     use super::*;
     use crate::Registry;
-    use crate::eval::board_fen;
+    use crate::eval::board::board_fen;
 
     fn orphic(pieces: &[(&str, char)], pocket: &str, side: &str) -> Position {
         let v = Registry::builtin().get("orphic").unwrap();

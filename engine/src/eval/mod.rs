@@ -6,10 +6,10 @@
 //! board size. Material comes from [`PieceDef::value`](crate::PieceDef). The terms are tapered
 //! between a middlegame and an endgame weight by the non-pawn material left.
 //!
-//! Per-variant behaviour goes through [`Evaluator::new`]'s dispatch on the variant's
-//! [`RuleSet`]: Decima's race to ten points is in `decima.rs`, Orphic's drop-phase terms in
-//! `drops.rs`. Rule families without dedicated terms (future ones included) get the generic
-//! material + piece-square evaluation.
+//! Which family of terms a variant gets is the rules' answer (`RuleSet::eval_family`), and
+//! [`Evaluator::new`] builds that family's tables once: Decima's race to ten points is in
+//! `decima.rs`, Orphic's drop-phase terms in `drops.rs`. A standard variant without a royal
+//! king gets the generic material + piece-square evaluation.
 
 mod decima;
 mod drops;
@@ -20,7 +20,8 @@ use crate::bitboard::Bitboard;
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::piece::{ByColor, Color, MAX_KINDS, Piece};
 use crate::position::Position;
-use crate::variant::{Role, RuleSet, Variant};
+use crate::rules::EvalFamily;
+use crate::variant::{Role, Variant};
 
 /// Which evaluation terms are on (for self-play comparisons).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,24 +84,24 @@ impl std::ops::SubAssign for Pair {
     }
 }
 
-/// The family of evaluation used for a variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Family {
-    /// Royal king, checkmate wins: material, PST, pawns, king safety, mobility.
+/// The terms of a variant's evaluation family, with the tables they need.
+#[derive(Debug)]
+enum FamilyTerms {
+    /// Pawn structure, king safety and mobility.
     Orthodox,
-    /// Decima: material, PST and the race to ten points.
-    Decima,
-    /// Orphic: material (pocket included), PST and the drop-phase terms.
-    Drops,
-    /// Unknown rule families: material and piece-square terms only.
+    /// Decima's race to ten points.
+    Decima(decima::DecimaEval),
+    /// Orphic's drop-phase terms.
+    Drops(drops::DropEval),
+    /// Nothing beyond material and piece-square terms.
     Generic,
 }
 
 /// Precomputed evaluation tables for one variant. Built once per search (cheap: a few
 /// thousand table entries).
 #[derive(Debug)]
-pub struct Evaluator {
-    family: Family,
+pub(crate) struct Evaluator {
+    family: FamilyTerms,
     terms: EvalTerms,
     kinds: usize,
     value: [i32; MAX_KINDS],
@@ -125,16 +126,12 @@ pub struct Evaluator {
     pawn: Option<usize>,
     royal: Option<usize>,
     pocket: bool,
-    /// Decima's tables, for the Decima family.
-    decima: Option<decima::DecimaEval>,
-    /// Orphic's tables, for the drop family.
-    drops: Option<drops::DropEval>,
 }
 
 /// Material and piece-square sums per colour plus the phase material, kept incrementally by
 /// the search.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Acc {
+pub(crate) struct Acc {
     /// Per colour: middlegame and endgame sums.
     score: [Pair; 2],
     /// Non-pawn, non-king material on the board.
@@ -143,7 +140,7 @@ pub struct Acc {
 
 /// A small per-thread cache of pawn-structure terms keyed by the pawn placement.
 #[derive(Clone, Debug)]
-pub struct PawnCache {
+pub(crate) struct PawnCache {
     entries: Vec<(u64, [Pair; 2])>,
 }
 
@@ -166,12 +163,12 @@ const TEMPO: i32 = 12;
 
 impl Evaluator {
     /// Builds the tables for `variant` with the given terms.
-    pub fn new(variant: &Arc<Variant>, terms: EvalTerms) -> Self {
-        let family = match variant.rules() {
-            RuleSet::Standard if variant.royal.is_some() => Family::Orthodox,
-            RuleSet::Decima => Family::Decima,
-            RuleSet::Orphic => Family::Drops,
-            RuleSet::Standard => Family::Generic,
+    pub(crate) fn new(variant: &Arc<Variant>, terms: EvalTerms) -> Self {
+        let family = match variant.rules().eval_family(variant) {
+            EvalFamily::Orthodox => FamilyTerms::Orthodox,
+            EvalFamily::Decima => FamilyTerms::Decima(decima::DecimaEval::new(variant)),
+            EvalFamily::Drops => FamilyTerms::Drops(drops::DropEval::new(variant)),
+            EvalFamily::Generic => FamilyTerms::Generic,
         };
         let size = variant.size();
         let t = &variant.tables;
@@ -361,19 +358,17 @@ impl Evaluator {
             pawn: variant.pawn.map(crate::PieceKind::index),
             royal: variant.royal.map(crate::PieceKind::index),
             pocket: variant.pocket_kinds != 0,
-            decima: (family == Family::Decima).then(|| decima::DecimaEval::new(variant)),
-            drops: (family == Family::Drops).then(|| drops::DropEval::new(variant)),
         }
     }
 
     /// Material value of a kind, in centipawns (for move ordering).
     #[inline]
-    pub fn value(&self, kind: usize) -> i32 {
+    pub(crate) fn value(&self, kind: usize) -> i32 {
         self.value[kind]
     }
 
     /// Material and piece-square sums from scratch.
-    pub fn accumulate(&self, pos: &Position) -> Acc {
+    pub(crate) fn accumulate(&self, pos: &Position) -> Acc {
         let mut acc = Acc::default();
         for sq in pos.occupied() {
             if let Some(p) = pos.board[sq.index()] {
@@ -385,7 +380,7 @@ impl Evaluator {
 
     /// Adds (`sign` = 1) or removes (`sign` = -1) a piece's material and square value.
     #[inline]
-    pub fn add_piece(&self, acc: &mut Acc, piece: Piece, sq: Square, sign: i32) {
+    pub(crate) fn add_piece(&self, acc: &mut Acc, piece: Piece, sq: Square, sign: i32) {
         let k = piece.kind().index();
         let v = self.pst[piece.color().index() * MAX_KINDS + k][sq.index()];
         let slot = &mut acc.score[piece.color().index()];
@@ -395,13 +390,18 @@ impl Evaluator {
     }
 
     /// The evaluation from the side to move's point of view, in centipawns (from scratch).
-    pub fn evaluate(&self, pos: &Position) -> i32 {
+    pub(crate) fn evaluate(&self, pos: &Position) -> i32 {
         let acc = self.accumulate(pos);
         self.evaluate_acc(pos, &acc, None)
     }
 
     /// The evaluation given the incrementally kept sums `acc` and an optional pawn cache.
-    pub fn evaluate_acc(&self, pos: &Position, acc: &Acc, cache: Option<&mut PawnCache>) -> i32 {
+    pub(crate) fn evaluate_acc(
+        &self,
+        pos: &Position,
+        acc: &Acc,
+        cache: Option<&mut PawnCache>,
+    ) -> i32 {
         let mut score = ByColor([
             Pair {
                 mg: acc.score[0].mg,
@@ -427,8 +427,8 @@ impl Evaluator {
                 }
             }
         }
-        match self.family {
-            Family::Orthodox => {
+        match &self.family {
+            FamilyTerms::Orthodox => {
                 let pawn_terms = self.pawn_terms_cached(pos, cache);
                 for c in Color::ALL {
                     score[c] += pawn_terms[c.index()];
@@ -436,27 +436,23 @@ impl Evaluator {
                     score[c] += extra;
                 }
             }
-            Family::Decima => {
-                if self.terms.decima
-                    && let Some(d) = &self.decima
-                {
+            FamilyTerms::Decima(d) => {
+                if self.terms.decima {
                     let terms = d.terms(pos);
                     for c in Color::ALL {
                         score[c] += Pair::both(terms[c]);
                     }
                 }
             }
-            Family::Drops => {
-                if self.terms.drops
-                    && let Some(d) = &self.drops
-                {
+            FamilyTerms::Drops(d) => {
+                if self.terms.drops {
                     let terms = d.terms(pos, &self.value, self.kinds);
                     for c in Color::ALL {
                         score[c] += Pair::both(terms[c]);
                     }
                 }
             }
-            Family::Generic => {}
+            FamilyTerms::Generic => {}
         }
         let us = pos.side;
         let mut total = score[us];
@@ -591,39 +587,14 @@ fn centre_file(sq: Square, files: i32) -> i32 {
     (2 * i32::from(sq.file()) - (files - 1)).abs()
 }
 
-/// A board field for a FEN with the given pieces (`("e4", 'N')`), for tests that set up
-/// positions square by square.
+// The tests' FEN builder, shared with the integration tests.
 #[cfg(test)]
-fn board_fen(files: usize, ranks: usize, pieces: &[(&str, char)]) -> String {
-    let mut grid = vec![vec![None; files]; ranks];
-    for &(sq, piece) in pieces {
-        let file = usize::from(sq.as_bytes()[0] - b'a');
-        let rank: usize = sq[1..].parse().expect("a rank number");
-        grid[rank - 1][file] = Some(piece);
-    }
-    let mut rows = Vec::new();
-    for row in grid.iter().rev() {
-        let mut text = String::new();
-        let mut empty = 0;
-        for cell in row {
-            match cell {
-                Some(p) => {
-                    if empty > 0 {
-                        text.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    text.push(*p);
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            text.push_str(&empty.to_string());
-        }
-        rows.push(text);
-    }
-    rows.join("/")
-}
+#[allow(
+    unreachable_pub,
+    reason = "written for the integration tests, where it is public"
+)]
+#[path = "../../tests/common/board.rs"]
+mod board;
 
 #[cfg(test)]
 mod tests {
@@ -689,7 +660,7 @@ mod tests {
         let registry = Registry::builtin();
         for v in registry.iter() {
             let e = Evaluator::new(v, EvalTerms::default());
-            let mut positions: Vec<Position> = crate::bench::positions(&registry)
+            let mut positions: Vec<Position> = crate::samples::bench_positions(&registry)
                 .into_iter()
                 .filter(|p| p.variant().name() == v.name())
                 .collect();
@@ -697,7 +668,7 @@ mod tests {
             // the tenth rank, Orphic kings still in the pocket or dropped.
             for seed in 1..=12 {
                 for plies in [6, 20, 45] {
-                    positions.push(crate::bench::random_playout(
+                    positions.push(crate::samples::random_playout(
                         Position::new(v.clone()),
                         plies,
                         seed,

@@ -11,7 +11,7 @@ use crate::movement::betza::Atom;
 
 /// The eight line directions.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Direction {
+pub(crate) enum Direction {
     /// Up the board (+10).
     North = 0,
     /// Right (+1).
@@ -32,7 +32,7 @@ pub enum Direction {
 
 impl Direction {
     /// All eight, orthogonal ones at indices 0, 1, 4, 5.
-    pub const ALL: [Self; 8] = [
+    pub(crate) const ALL: [Self; 8] = [
         Self::North,
         Self::East,
         Self::NorthEast,
@@ -43,9 +43,9 @@ impl Direction {
         Self::SouthEast,
     ];
     /// The rook directions.
-    pub const ORTHOGONAL: [Self; 4] = [Self::North, Self::East, Self::South, Self::West];
+    pub(crate) const ORTHOGONAL: [Self; 4] = [Self::North, Self::East, Self::South, Self::West];
     /// The bishop directions.
-    pub const DIAGONAL: [Self; 4] = [
+    pub(crate) const DIAGONAL: [Self; 4] = [
         Self::NorthEast,
         Self::NorthWest,
         Self::SouthWest,
@@ -53,7 +53,7 @@ impl Direction {
     ];
 
     /// (file, rank) step.
-    pub const fn step(self) -> (i8, i8) {
+    pub(crate) const fn step(self) -> (i8, i8) {
         match self {
             Self::North => (0, 1),
             Self::East => (1, 0),
@@ -69,13 +69,13 @@ impl Direction {
     /// True when squares along the ray have increasing indices, so the nearest blocker is the
     /// lowest set bit.
     #[inline]
-    pub const fn is_positive(self) -> bool {
+    pub(crate) const fn is_positive(self) -> bool {
         (self as u8) < 4
     }
 }
 
 /// Per-square table of bitboards.
-pub type SquareTable = Box<[Bitboard; SQUARE_COUNT]>;
+pub(crate) type SquareTable = Box<[Bitboard; SQUARE_COUNT]>;
 
 fn empty_table() -> SquareTable {
     Box::new([Bitboard::EMPTY; SQUARE_COUNT])
@@ -83,19 +83,18 @@ fn empty_table() -> SquareTable {
 
 /// Attack tables for one board size.
 #[derive(Debug)]
-pub struct Tables {
+pub(crate) struct Tables {
     /// The board these tables are for.
     pub size: BoardSize,
     /// Every square of the board.
     pub board: Bitboard,
     rays: [SquareTable; 8],
     between: Vec<Bitboard>,
-    line: Vec<Bitboard>,
 }
 
 impl Tables {
     /// Builds the tables for `size`.
-    pub fn new(size: BoardSize) -> Self {
+    pub(crate) fn new(size: BoardSize) -> Self {
         let rays = Direction::ALL.map(|dir| {
             let mut t = empty_table();
             let (df, dr) = dir.step();
@@ -111,17 +110,13 @@ impl Tables {
             t
         });
         let mut between = vec![Bitboard::EMPTY; SQUARE_COUNT * SQUARE_COUNT];
-        let mut line = vec![Bitboard::EMPTY; SQUARE_COUNT * SQUARE_COUNT];
         for a in size.squares() {
-            for (i, dir) in Direction::ALL.iter().enumerate() {
+            for dir in Direction::ALL {
                 let (df, dr) = dir.step();
-                let opposite = &rays[(i + 4) % 8];
-                let full = rays[i][a.index()] | opposite[a.index()] | Bitboard::from_square(a);
                 let mut cur = a;
                 let mut acc = Bitboard::EMPTY;
                 while let Some(b) = cur.offset(df, dr, size) {
                     between[a.index() * SQUARE_COUNT + b.index()] = acc;
-                    line[a.index() * SQUARE_COUNT + b.index()] = full;
                     acc = acc.with(b);
                     cur = b;
                 }
@@ -132,31 +127,29 @@ impl Tables {
             board: Bitboard::board(size),
             rays,
             between,
-            line,
         }
     }
 
     /// The full ray from `sq` in `dir`, ignoring blockers.
     #[inline]
-    pub fn ray(&self, dir: Direction, sq: Square) -> Bitboard {
+    pub(crate) fn ray(&self, dir: Direction, sq: Square) -> Bitboard {
         self.rays[dir as usize][sq.index()]
     }
 
     /// Squares strictly between `a` and `b` when they share a line, else empty.
     #[inline]
-    pub fn between(&self, a: Square, b: Square) -> Bitboard {
+    pub(crate) fn between(&self, a: Square, b: Square) -> Bitboard {
         self.between[a.index() * SQUARE_COUNT + b.index()]
-    }
-
-    /// The whole line through `a` and `b` (edge to edge) when they share one, else empty.
-    #[inline]
-    pub fn line(&self, a: Square, b: Square) -> Bitboard {
-        self.line[a.index() * SQUARE_COUNT + b.index()]
     }
 
     /// Nearest occupied square from `sq` in `dir`, if any.
     #[inline]
-    pub fn first_blocker(&self, dir: Direction, sq: Square, occupied: Bitboard) -> Option<Square> {
+    pub(crate) fn first_blocker(
+        &self,
+        dir: Direction,
+        sq: Square,
+        occupied: Bitboard,
+    ) -> Option<Square> {
         let blockers = self.ray(dir, sq) & occupied;
         if blockers.is_empty() {
             None
@@ -169,7 +162,7 @@ impl Tables {
 
     /// Squares a rider reaches from `sq` in `dir`, up to and including the first blocker.
     #[inline]
-    pub fn ray_attacks(&self, dir: Direction, sq: Square, occupied: Bitboard) -> Bitboard {
+    pub(crate) fn ray_attacks(&self, dir: Direction, sq: Square, occupied: Bitboard) -> Bitboard {
         let ray = self.ray(dir, sq);
         match self.first_blocker(dir, sq, occupied) {
             None => ray,
@@ -179,7 +172,7 @@ impl Tables {
 
     /// Rook attacks from `sq`.
     #[inline]
-    pub fn rook_attacks(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+    pub(crate) fn rook_attacks(&self, sq: Square, occupied: Bitboard) -> Bitboard {
         self.ray_attacks(Direction::North, sq, occupied)
             | self.ray_attacks(Direction::East, sq, occupied)
             | self.ray_attacks(Direction::South, sq, occupied)
@@ -188,7 +181,7 @@ impl Tables {
 
     /// Bishop attacks from `sq`.
     #[inline]
-    pub fn bishop_attacks(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+    pub(crate) fn bishop_attacks(&self, sq: Square, occupied: Bitboard) -> Bitboard {
         self.ray_attacks(Direction::NorthEast, sq, occupied)
             | self.ray_attacks(Direction::NorthWest, sq, occupied)
             | self.ray_attacks(Direction::SouthWest, sq, occupied)
@@ -201,7 +194,7 @@ impl Tables {
     /// with no rider anywhere on its ray costs one AND instead of a blocker search. Attack
     /// detection asks this for every king step and after moves, and most rays hold no rider.
     #[inline]
-    pub fn rider_attackers(
+    pub(crate) fn rider_attackers(
         &self,
         dirs: [Direction; 4],
         sq: Square,
@@ -224,7 +217,7 @@ impl Tables {
     /// Cannon capture squares from `sq`: along each rook line, the first piece beyond the first
     /// piece (the screen). Symmetric, so it also gives the cannons that attack `sq`.
     #[inline]
-    pub fn hop_targets(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+    pub(crate) fn hop_targets(&self, sq: Square, occupied: Bitboard) -> Bitboard {
         let mut out = Bitboard::EMPTY;
         for dir in Direction::ORTHOGONAL {
             if let Some(screen) = self.first_blocker(dir, sq, occupied)
@@ -237,7 +230,7 @@ impl Tables {
     }
 
     /// The squares reached by the given leaps from each square.
-    pub fn leap_table(&self, atoms: &[Atom]) -> SquareTable {
+    pub(crate) fn leap_table(&self, atoms: &[Atom]) -> SquareTable {
         let mut t = empty_table();
         for sq in self.size.squares() {
             let mut bb = Bitboard::EMPTY;
@@ -254,7 +247,7 @@ impl Tables {
     }
 
     /// One step diagonally forward for a pawn of the side moving in `forward` (+1/-1).
-    pub fn pawn_attack_table(&self, forward: i8) -> SquareTable {
+    pub(crate) fn pawn_attack_table(&self, forward: i8) -> SquareTable {
         let mut t = empty_table();
         for sq in self.size.squares() {
             t[sq.index()] = [-1, 1]
@@ -311,11 +304,10 @@ mod tests {
     }
 
     #[test]
-    fn between_and_line() {
+    fn squares_between_two_on_a_line() {
         let t = Tables::new(BoardSize::TEN);
         assert_eq!(t.between(sq("a1"), sq("a4")).count(), 2);
         assert_eq!(t.between(sq("a1"), sq("d4")).count(), 2);
         assert!(t.between(sq("a1"), sq("b3")).is_empty());
-        assert_eq!(t.line(sq("a1"), sq("c3")).count(), 10);
     }
 }

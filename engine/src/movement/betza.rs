@@ -9,7 +9,7 @@ use std::fmt;
 
 /// How a move component may be used.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Moves to empty squares and captures.
     Both,
     /// Only moves to empty squares.
@@ -27,20 +27,15 @@ impl Mode {
         }
     }
 
-    /// True when this component can move to an empty square.
-    pub const fn moves(self) -> bool {
-        !matches!(self, Self::CaptureOnly)
-    }
-
     /// True when this component can capture.
-    pub const fn captures(self) -> bool {
+    pub(crate) const fn captures(self) -> bool {
         !matches!(self, Self::MoveOnly)
     }
 }
 
 /// A leaper atom: the jump (a, b) in all eight symmetric directions.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Atom {
+pub(crate) enum Atom {
     /// Wazir (1,0).
     W,
     /// Ferz (1,1).
@@ -59,7 +54,7 @@ pub enum Atom {
 
 impl Atom {
     /// The leap as (long, short) components.
-    pub const fn leap(self) -> (i8, i8) {
+    pub(crate) const fn leap(self) -> (i8, i8) {
         match self {
             Self::W => (1, 0),
             Self::F => (1, 1),
@@ -72,7 +67,7 @@ impl Atom {
     }
 
     /// Every (file, rank) offset of this leap.
-    pub fn offsets(self) -> Vec<(i8, i8)> {
+    pub(crate) fn offsets(self) -> Vec<(i8, i8)> {
         let (a, b) = self.leap();
         let mut v = Vec::new();
         for (x, y) in [(a, b), (b, a)] {
@@ -103,7 +98,7 @@ impl Atom {
 
 /// The movement of a non-pawn piece.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct Movement {
+pub(crate) struct Movement {
     /// Leaps, each with how it may be used.
     pub leaps: Vec<(Atom, Mode)>,
     /// Orthogonal riding (rook lines), if any.
@@ -137,19 +132,12 @@ pub enum BetzaError {
 }
 
 impl Movement {
-    /// Parses a Betza string of the supported subset.
-    ///
-    /// # Examples
-    /// ```
-    /// use variant_engine::movement::{Movement, Mode};
-    /// let cannon = Movement::from_betza("mRcpR").unwrap();
-    /// assert_eq!(cannon.orthogonal, Some(Mode::MoveOnly));
-    /// assert!(cannon.orthogonal_hop_capture);
-    /// ```
+    /// Parses a Betza string of the supported subset (`mRcpR`: moves as a rook, captures by
+    /// hopping one screen).
     ///
     /// # Errors
     /// [`BetzaError`] for letters outside the subset or malformed modifiers.
-    pub fn from_betza(betza: &str) -> Result<Self, BetzaError> {
+    pub(crate) fn from_betza(betza: &str) -> Result<Self, BetzaError> {
         let mut m = Self::default();
         let mut move_only = false;
         let mut capture_only = false;
@@ -229,11 +217,6 @@ impl Movement {
         }
         Ok(m)
     }
-
-    /// True when the piece rides (or hops) along some line, so its attacks can be blocked.
-    pub const fn is_slider(&self) -> bool {
-        self.orthogonal.is_some() || self.diagonal.is_some() || self.orthogonal_hop_capture
-    }
 }
 
 impl fmt::Display for Movement {
@@ -267,6 +250,13 @@ impl fmt::Display for Movement {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cannon_moves_as_a_rook_and_captures_by_hopping() {
+        let cannon = Movement::from_betza("mRcpR").unwrap();
+        assert_eq!(cannon.orthogonal, Some(Mode::MoveOnly));
+        assert!(cannon.orthogonal_hop_capture);
+    }
 
     #[test]
     fn parses_the_pieces_of_all_variants() {

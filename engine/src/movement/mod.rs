@@ -1,7 +1,8 @@
 //! Piece movement: a Betza-notation subset, and the attack tables built from it.
 
-pub mod attacks;
-pub mod betza;
+pub(crate) mod attacks;
+mod betza;
 
-pub use attacks::{Direction, Tables};
-pub use betza::{Atom, BetzaError, Mode, Movement};
+pub(crate) use attacks::{Direction, Tables};
+pub use betza::BetzaError;
+pub(crate) use betza::{Atom, Mode, Movement};

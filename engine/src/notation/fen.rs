@@ -6,11 +6,11 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::geometry::{STRIDE, Square};
-use crate::notation::quote;
 use crate::piece::{Color, MAX_KINDS, Piece};
-use crate::position::zobrist::MAX_POCKET;
 use crate::position::{Position, castling_bit};
+use crate::quote::quote;
 use crate::variant::Variant;
+use crate::zobrist::MAX_POCKET;
 
 /// Why a FEN was rejected. Each message names the offending field and text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -98,7 +98,30 @@ pub enum FenError {
     OpponentInCheck,
 }
 
+// Written here, beside the FEN printer they use.
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Position")
+            .field("variant", &self.variant.name())
+            .field("fen", &self.fen())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Position {
+    /// The start position of `variant`.
+    ///
+    /// # Examples
+    /// ```
+    /// use variant_engine::{Position, Registry};
+    /// let pos = Position::new(Registry::builtin().get("soho").unwrap());
+    /// assert_eq!(pos.legal_moves().len(), 48);
+    /// ```
+    pub fn new(variant: Arc<Variant>) -> Self {
+        let fen = variant.start_fen().to_owned();
+        Self::from_fen(variant, &fen).expect("built-in start positions are valid")
+    }
+
     /// Parses and validates a FEN for `variant`.
     ///
     /// # Examples

@@ -7,15 +7,15 @@
 use crate::bitboard::Bitboard;
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::moves::{Move, MoveKind};
-use crate::notation::text::{MoveError, MoveTextError, UCI_MAX_LEN};
+use crate::notation::text::{MoveError, MoveText, MoveTextError, UCI_MAX_LEN};
+use crate::outcome::{GameStatus, Termination};
 use crate::piece::Piece;
 use crate::position::Position;
-use crate::status::{GameStatus, Termination};
 
 /// For every destination square, the origins of the plain (not promotion, castling or en
 /// passant) legal moves landing there: SAN disambiguation reads a move's rivals from here
 /// instead of scanning the whole move list once per move, which was quadratic in the move count
-/// (Orphic positions have hundreds of drops; issue 7).
+/// (Orphic positions have hundreds of drops).
 struct Rivals {
     origins: [Bitboard; SQUARE_COUNT],
 }
@@ -73,7 +73,7 @@ impl Position {
         self.play_unchecked(m);
         // `status()` counts the legal replies, a whole move generation; a mate needs the side
         // to move in check, so only checking moves pay for it. Without this shortcut SAN for
-        // every move was about half of a LegalMoves call (perf, issue 7).
+        // every move was about half of a LegalMoves call (perf profile of the server).
         let suffix = if !self.in_check() {
             ""
         } else if let GameStatus::Finished {
@@ -181,7 +181,7 @@ fn san_shaped(s: &str, size: crate::BoardSize) -> bool {
     }
     if s.contains('@') {
         // Drops are written the same in SAN and move text.
-        return crate::notation::MoveText::parse(s, size).is_ok();
+        return MoveText::parse(s, size).is_ok();
     }
     if !s.is_ascii() {
         return false;

@@ -3,8 +3,8 @@
 
 use crate::geometry::{BoardSize, ParseSquareError, Square};
 use crate::moves::{Move, MoveKind};
-use crate::notation::quote;
 use crate::position::Position;
+use crate::quote::quote;
 
 /// Longest move text: a relocation drop on a 10x10 board, `N@a10,b10`.
 pub(crate) const UCI_MAX_LEN: usize = 9;
@@ -228,22 +228,6 @@ impl Position {
                 text: text.to_owned(),
                 fen: self.fen(),
             })
-    }
-
-    /// Parses move text (RULES.md notation) or SAN and checks legality.
-    ///
-    /// # Errors
-    /// [`MoveError::Syntax`] when the text is neither, [`MoveError::Illegal`] when it names no
-    /// legal move.
-    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
-        let text = text.trim();
-        match self.parse_uci(text) {
-            Err(MoveError::Syntax(syntax)) => self.parse_san(text).map_err(|e| match e {
-                MoveError::Syntax(_) => MoveError::Syntax(syntax),
-                illegal @ MoveError::Illegal { .. } => illegal,
-            }),
-            other => other,
-        }
     }
 }
 

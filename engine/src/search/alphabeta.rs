@@ -2,62 +2,19 @@
 //!
 //! Per node: draw and mate-distance checks, a transposition-table probe, terminal detection
 //! (no legal move: the rule hooks decide the result, else checkmate or stalemate), reverse
-//! futility pruning, null-move pruning (only where a null move is sound), internal iterative
-//! reduction, then the moves in [`ordering`](super::ordering) order with late-move pruning,
-//! late-move reductions and check extensions.
+//! futility pruning, null-move pruning (only where the rules say a null move is sound),
+//! internal iterative reduction, then the moves in [`ordering`](super::ordering) order with
+//! late-move pruning, late-move reductions and check extensions.
 
 use crate::moves::Move;
-use crate::piece::Color;
 use crate::position::Position;
 use crate::search::ordering::{AllMoves, is_quiet, pick_ordered, score_moves, update_quiet_stats};
 use crate::search::qsearch::qsearch;
-use crate::search::{INF, MATE, MATE_BOUND};
-use crate::status::GameStatus;
-use crate::threads::{MAX_PLY, ThreadData};
-use crate::tt::{Bound, score_from_tt, score_to_tt};
-use crate::variant::RuleSet;
-
-/// Rows and columns of the late-move reduction table.
-pub const LMR_SIZE: usize = 64;
-
-/// Late-move reduction amounts by depth and move number (`0.75 + ln d * ln m / 2.25`),
-/// computed once per search because `ln` is too slow for every node.
-pub fn lmr_table() -> Vec<[u8; LMR_SIZE]> {
-    (0..LMR_SIZE)
-        .map(|d| {
-            std::array::from_fn(|m| {
-                let r = 0.75 + (d.max(1) as f64).ln() * (m.max(1) as f64).ln() / 2.25;
-                r as u8
-            })
-        })
-        .collect()
-}
-
-#[inline]
-fn lmr_reduction(td: &ThreadData, depth: i32, moves: usize) -> i32 {
-    let d = (depth.max(0) as usize).min(LMR_SIZE - 1);
-    i32::from(td.shared.lmr[d][moves.min(LMR_SIZE - 1)])
-}
-
-/// True when the game is decided before any move is generated (Decima's ten points, ...).
-#[inline]
-pub fn is_decided(pos: &Position) -> bool {
-    pos.variant.rules().game_over_before_moves(pos)
-}
-
-/// Score of a position without legal moves, from the side to move's view.
-pub fn terminal_score(pos: &Position, ply: usize) -> i32 {
-    let mate_in = MATE - ply as i32;
-    if let Some(GameStatus::Finished { winner, .. }) = pos.variant.rules().status_before_moves(pos)
-    {
-        return match winner {
-            Some(c) if c == pos.side => mate_in,
-            Some(_) => -mate_in,
-            None => 0,
-        };
-    }
-    if pos.in_check() { -mate_in } else { 0 }
-}
+use crate::search::score::{
+    INF, MATE, MATE_BOUND, is_decided, score_from_tt, score_to_tt, terminal_score,
+};
+use crate::search::threads::{MAX_PLY, ThreadData};
+use crate::search::tt::Bound;
 
 /// True for a draw by the fifty-move rule or by repetition within the search or the game.
 #[inline]
@@ -69,27 +26,6 @@ fn is_draw(pos: &Position) -> bool {
         return true;
     }
     pos.repetitions() >= 2
-}
-
-/// True when a null move is sound enough here: a royal king for the side to move (no zugzwang
-/// safety net otherwise), orthodox rule family (future rule families opt in explicitly), and
-/// some piece besides pawns and king.
-fn null_move_allowed(pos: &Position) -> bool {
-    if !matches!(pos.variant.rules(), RuleSet::Standard) {
-        return false;
-    }
-    let us: Color = pos.side;
-    if pos.royal_square(us).is_none() {
-        return false;
-    }
-    let mut minor = pos.by_color[us];
-    if let Some(p) = pos.variant.pawn {
-        minor &= !pos.by_kind[p.index()];
-    }
-    if let Some(k) = pos.variant.royal {
-        minor &= !pos.by_kind[k.index()];
-    }
-    minor.any()
 }
 
 /// What a null move changes.
@@ -126,22 +62,9 @@ fn unmake_null(pos: &mut Position, undo: &NullUndo) {
     pos.hash = undo.hash;
 }
 
-impl ThreadData<'_> {
-    /// Sets the PV at `ply` to `m` followed by the child's PV.
-    #[inline]
-    pub fn update_pv(&mut self, ply: usize, m: Move) {
-        self.pv[ply][ply] = Some(m);
-        let child_len = self.pv_len[ply + 1].max(ply + 1);
-        for i in ply + 1..child_len {
-            self.pv[ply][i] = self.pv[ply + 1][i];
-        }
-        self.pv_len[ply] = child_len;
-    }
-}
-
 /// Searches the root moves from `pv_idx` on (earlier ones are the multi-PV lines already found
 /// this iteration) and updates their scores and PVs. Returns the best score.
-pub fn search_root(
+pub(crate) fn search_root(
     td: &mut ThreadData,
     depth: i32,
     mut alpha: i32,
@@ -164,7 +87,7 @@ pub fn search_root(
         } else {
             let mut r = 0;
             if features.lmr && depth >= 3 && quiet && !in_check && !gives_check && i >= pv_idx + 3 {
-                r = (lmr_reduction(td, depth, i - pv_idx) - 1).clamp(0, new_depth - 1);
+                r = (td.shared.lmr.reduction(depth, i - pv_idx) - 1).clamp(0, new_depth - 1);
             }
             score = -negamax::<false>(td, new_depth - r, -alpha - 1, -alpha, 1, true);
             if score > alpha && r > 0 {
@@ -211,7 +134,7 @@ pub fn search_root(
 
 /// The main search.
 #[allow(clippy::too_many_arguments)]
-pub fn negamax<const PV: bool>(
+pub(crate) fn negamax<const PV: bool>(
     td: &mut ThreadData,
     mut depth: i32,
     mut alpha: i32,
@@ -294,7 +217,7 @@ pub fn negamax<const PV: bool>(
             && depth >= 3
             && static_eval >= beta
             && beta.abs() < MATE_BOUND
-            && null_move_allowed(&td.pos)
+            && td.pos.variant.rules().null_move_allowed(&td.pos)
         {
             // A milder reduction than the classic 3 + depth / 4: the 10x10 armies' long-range
             // pieces and leapers hide tactics that a deeply reduced null-move search misses
@@ -405,7 +328,7 @@ pub fn negamax<const PV: bool>(
         } else {
             let mut r = 0;
             if features.lmr && depth >= 3 && quiet && !in_check && !gives_check && searched >= 2 {
-                r = lmr_reduction(td, depth, searched);
+                r = td.shared.lmr.reduction(depth, searched);
                 if PV {
                     r -= 1;
                 }

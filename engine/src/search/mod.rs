@@ -1,162 +1,76 @@
-//! The search: public API.
+//! The search: a [`Searcher`] and the values it takes and gives back.
 //!
-//! A [`SearchPool`] owns a transposition table and runs one search at a time on the caller's
+//! A [`Searcher`] owns a transposition table and runs one search at a time on the caller's
 //! thread plus `limits.threads - 1` scoped helper threads (Lazy SMP: every thread searches the
 //! same tree and they share results through the table). The engine never prints: progress goes
 //! to the `on_info` callback, one [`SearchInfo`] per completed iteration and multi-PV line.
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;
-//! use variant_engine::search::{Limits, PoolConfig, SearchPool};
-//! use variant_engine::{Position, Registry};
+//! use variant_engine::{Limits, Position, Registry, SearchOptions, Searcher, SearcherConfig};
 //!
-//! let pool = SearchPool::new(PoolConfig { hash_mb: 1 });
+//! let searcher = Searcher::new(SearcherConfig { hash_mb: 1 });
 //! let pos = Position::new(Registry::builtin().get("opulent").unwrap());
 //! let limits = Limits { depth: Some(3), ..Limits::default() };
-//! let result = pool.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+//! let result = searcher.search(
+//!     &pos,
+//!     &limits,
+//!     &SearchOptions::default(),
+//!     &AtomicBool::new(false),
+//!     &mut |_| {},
+//! );
 //! assert!(pos.legal_moves().contains(&result.best_move.unwrap()));
 //! ```
 //!
-//! Limits: `depth`, `nodes`, `movetime` and `clock` combine (the first reached stops the
-//! search); `infinite` ignores all but the stop flag and `nodes`. With none of them set, the
-//! search runs to depth [`time::DEFAULT_DEPTH`] or for
-//! [`time::DEFAULT_MOVETIME`], whichever comes first.
+//! Inside, from the root down: this file runs iterative deepening with aspiration windows and
+//! picks the result (skill levels included); `alphabeta.rs` is the main search, `qsearch.rs`
+//! quiescence, `ordering.rs` move ordering with the per-thread tables of `history.rs` and the
+//! reductions of `lmr.rs`; `threads.rs` holds each thread's state and runs the helpers,
+//! `tt.rs` is the shared transposition table, `time.rs` the one stop check, and `score.rs` the
+//! score scale. None of it is public: what a caller sees is re-exported here.
 
-pub mod alphabeta;
-pub mod ordering;
-pub mod qsearch;
-pub mod time;
+mod alphabeta;
+mod history;
+mod limits;
+mod lmr;
+mod options;
+mod ordering;
+mod qsearch;
+mod score;
+mod threads;
+mod time;
+mod tt;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::eval::{EvalTerms, Evaluator};
+use crate::eval::Evaluator;
 use crate::moves::Move;
 use crate::position::Position;
-use crate::threads::{MAX_PLY, RootMove, Shared, ThreadData, run_lazy_smp};
-use crate::tt::TranspositionTable;
+use crate::rng::SplitMix64;
+use crate::search::alphabeta::search_root;
+use crate::search::lmr::LmrTable;
+use crate::search::ordering::{AllMoves, score_moves};
+use crate::search::score::{INF, MATE, MATE_BOUND, is_decided, terminal_score};
+use crate::search::threads::{MAX_PLY, RootMove, Shared, ThreadData, run_lazy_smp};
+use crate::search::time::{DEFAULT_DEPTH, TimeManager};
+use crate::search::tt::TranspositionTable;
 
-use self::alphabeta::{is_decided, search_root, terminal_score};
-use self::ordering::{AllMoves, score_moves};
-use self::time::{DEFAULT_DEPTH, TimeManager};
+pub use crate::search::limits::{Clock, Limits};
+pub use crate::search::options::{Features, SearchOptions, SearchOptionsError};
+pub use crate::search::score::Score;
 
-/// Score of a checkmate at the root (mate in n plies scores `MATE - n`).
-pub const MATE: i32 = 32_000;
-/// Scores at least this large (in absolute value) are mate scores.
-pub const MATE_BOUND: i32 = MATE - 1000;
-/// Larger than any score.
-pub const INF: i32 = 32_001;
-
-/// Pool configuration.
+/// How a [`Searcher`] is set up.
 #[derive(Clone, Debug)]
-pub struct PoolConfig {
+pub struct SearcherConfig {
     /// Transposition-table size in MiB.
     pub hash_mb: usize,
 }
 
-impl Default for PoolConfig {
+impl Default for SearcherConfig {
     fn default() -> Self {
         Self { hash_mb: 16 }
-    }
-}
-
-/// Search features that can be switched off, for self-play comparisons. All on by default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Features {
-    /// Transposition-table probes and stores.
-    pub tt: bool,
-    /// Null-move pruning.
-    pub null_move: bool,
-    /// Late-move reductions.
-    pub lmr: bool,
-    /// Reverse futility, futility and late-move pruning, internal iterative reduction.
-    pub pruning: bool,
-    /// Aspiration windows.
-    pub aspiration: bool,
-    /// Check extensions.
-    pub check_extension: bool,
-    /// Quiet moves a rule family's quiescence hook selects (Decima: moves onto the tenth
-    /// rank); see [`ordering::quiet_tactical_hook`].
-    pub quiet_hook: bool,
-    /// Evaluation terms.
-    pub eval: EvalTerms,
-}
-
-impl Default for Features {
-    fn default() -> Self {
-        Self {
-            tt: true,
-            null_move: true,
-            lmr: true,
-            pruning: true,
-            aspiration: true,
-            check_extension: true,
-            quiet_hook: true,
-            eval: EvalTerms::default(),
-        }
-    }
-}
-
-/// What bounds a search.
-#[derive(Clone, Debug, Default)]
-pub struct Limits {
-    /// Maximum depth in plies.
-    pub depth: Option<u32>,
-    /// Maximum nodes (all threads together).
-    pub nodes: Option<u64>,
-    /// Time for this move.
-    pub movetime: Option<Duration>,
-    /// Game clock; the search budgets its own time from it.
-    pub clock: Option<Clock>,
-    /// Search until stopped (only `nodes` and the stop flag end it).
-    pub infinite: bool,
-    /// Threads; 0 or 1 = one thread.
-    pub threads: usize,
-    /// Number of best lines to report; 0 or 1 = one line.
-    pub multipv: usize,
-    /// Playing strength 0..=20; `None` (or 20) = full strength.
-    pub skill_level: Option<u8>,
-    /// Seed for the skill level's random choice (the search is deterministic given it).
-    pub seed: u64,
-    /// Search features (all on by default).
-    pub features: Features,
-}
-
-/// A game clock.
-#[derive(Clone, Debug)]
-pub struct Clock {
-    /// White's remaining time.
-    pub wtime: Duration,
-    /// Black's remaining time.
-    pub btime: Duration,
-    /// White's increment per move.
-    pub winc: Duration,
-    /// Black's increment per move.
-    pub binc: Duration,
-    /// Moves until the next time control, if any.
-    pub movestogo: Option<u32>,
-}
-
-/// A search score from the side to move's point of view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns.
-    Centipawns(i32),
-    /// Moves to mate; negative when being mated.
-    Mate(i32),
-}
-
-impl Score {
-    /// Converts an internal score.
-    pub fn from_internal(v: i32) -> Self {
-        if v >= MATE_BOUND {
-            Self::Mate((MATE - v + 1) / 2)
-        } else if v <= -MATE_BOUND {
-            Self::Mate(-(MATE + v) / 2)
-        } else {
-            Self::Centipawns(v)
-        }
     }
 }
 
@@ -225,14 +139,14 @@ pub struct SearchResult {
     pub stop_reason: StopReason,
 }
 
-/// Runs searches. `Send + Sync`; share it as `Arc<SearchPool>`.
+/// Runs searches. `Send + Sync`; share it as `Arc<Searcher>`.
 ///
-/// A pool runs **one search at a time**: it owns one transposition table, and a second
-/// concurrent [`search`](SearchPool::search) on the same pool blocks until the first returns
-/// (a mutex guards it) instead of corrupting the table. Create one pool per concurrent search
-/// slot.
+/// A searcher runs **one search at a time**: it owns one transposition table, and a second
+/// concurrent [`search`](Searcher::search) on the same searcher blocks until the first returns
+/// (a mutex guards it) instead of corrupting the table. Create one searcher per concurrent
+/// search slot.
 #[derive(Debug)]
-pub struct SearchPool {
+pub struct Searcher {
     tt: TranspositionTable,
     busy: Mutex<()>,
 }
@@ -253,10 +167,10 @@ struct Outcome {
     reason: StopReason,
 }
 
-impl SearchPool {
-    /// A pool with a transposition table of `config.hash_mb` MiB.
+impl Searcher {
+    /// A searcher with a transposition table of `config.hash_mb` MiB.
     #[allow(clippy::needless_pass_by_value)] // the service's contract takes the config by value
-    pub fn new(config: PoolConfig) -> Self {
+    pub fn new(config: SearcherConfig) -> Self {
         Self {
             tt: TranspositionTable::new(config.hash_mb),
             busy: Mutex::new(()),
@@ -269,7 +183,7 @@ impl SearchPool {
         self.tt.clear();
     }
 
-    /// Searches `pos` within `limits`.
+    /// Searches `pos` within `limits`, playing as `options` say.
     ///
     /// Blocking; runs on the caller's thread plus `limits.threads - 1` helper threads (Lazy
     /// SMP sharing the table). Returns promptly (within a few ms) after `stop` is set, with
@@ -279,13 +193,14 @@ impl SearchPool {
         &self,
         pos: &Position,
         limits: &Limits,
+        options: &SearchOptions,
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         let _guard = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
         let start = Instant::now();
         self.tt.new_search();
-        let features = limits.features;
+        let features = options.features;
         let shared = Shared {
             tt: &self.tt,
             evaluator: Evaluator::new(pos.variant(), features.eval),
@@ -294,9 +209,9 @@ impl SearchPool {
             abort: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
             features,
-            lmr: alphabeta::lmr_table(),
+            lmr: LmrTable::new(),
         };
-        let skill = limits.skill_level.filter(|&l| l < 20);
+        let skill = options.skill_level.filter(|&l| l < 20);
         let no_limit = limits.depth.is_none()
             && limits.nodes.is_none()
             && limits.movetime.is_none()
@@ -379,7 +294,7 @@ impl SearchPool {
             .collect();
         let (best, best_score) = match plan.skill {
             Some(level) => {
-                let pick = skill_pick(&outcome.lines, level, limits.seed);
+                let pick = skill_pick(&outcome.lines, level, options.seed);
                 (pick.0, pick.1)
             }
             None => outcome
@@ -596,7 +511,7 @@ fn aspiration(td: &mut ThreadData, depth: i32, pv_idx: usize) {
 
 /// Skill levels: Stockfish's rule. Among the multi-PV lines, add to each score a penalty for
 /// being worse than the best plus a seeded random bonus, both scaled by the weakness, and play
-/// the highest; weaker levels also search shallower (see [`SearchPool::search`]).
+/// the highest; weaker levels also search shallower (see [`Searcher::search`]).
 fn skill_pick(lines: &[(RootMove, u32)], level: u8, seed: u64) -> (Option<&RootMove>, i32) {
     let Some((top, _)) = lines.first() else {
         return (None, 0);
@@ -616,24 +531,11 @@ fn skill_pick(lines: &[(RootMove, u32)], level: u8, seed: u64) -> (Option<&RootM
             continue;
         }
         let push =
-            (weakness * (top_score - s) + delta * (rng.next() % weakness as u64) as i64) / 128;
+            (weakness * (top_score - s) + delta * (rng.next_u64() % weakness as u64) as i64) / 128;
         if s + push >= max_score {
             max_score = s + push;
             best = rm;
         }
     }
     (Some(best), best.prev_score)
-}
-
-/// A tiny seeded generator (`SplitMix64`) so skill choices are reproducible.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 }

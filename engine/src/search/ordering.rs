@@ -9,24 +9,15 @@ use crate::bitboard::Bitboard;
 use crate::geometry::Square;
 use crate::movegen::MoveSink;
 use crate::moves::{Move, MoveKind};
-use crate::piece::{Color, MAX_KINDS};
+use crate::piece::Color;
 use crate::position::Position;
-use crate::variant::RuleSet;
-
-use crate::threads::ThreadData;
-
-/// A move with its ordering score.
-#[derive(Clone, Copy, Debug)]
-pub struct ScoredMove {
-    /// The move.
-    pub mv: Move,
-    /// Ordering score, higher first.
-    pub score: i32,
-}
+use crate::rules::QuietHook;
+use crate::search::history::{FROM_SLOTS, HISTORY_MAX, ScoredMove, from_slot};
+use crate::search::threads::ThreadData;
 
 /// Collects every generated move.
 #[derive(Debug)]
-pub struct AllMoves<'a>(pub &'a mut Vec<ScoredMove>);
+pub(crate) struct AllMoves<'a>(pub(crate) &'a mut Vec<ScoredMove>);
 
 impl MoveSink for AllMoves<'_> {
     #[inline]
@@ -35,69 +26,21 @@ impl MoveSink for AllMoves<'_> {
     }
 }
 
-/// Quiet moves that quiescence must search anyway, for rule families whose quiet moves can
-/// decide the game at once (Decima's moves onto the tenth rank).
-///
-/// The hook is two functions so that the sink can drop most quiet moves in bulk: `squares`
-/// is asked once per node for the destinations worth a look, and `keep` only for quiet moves
-/// landing there.
-#[derive(Clone, Copy, Debug)]
-pub struct QuietHook {
-    /// Destinations a quiet move must land on to be offered to `keep` (once per node).
-    pub squares: fn(&Position) -> Bitboard,
-    /// Whether a quiet move landing on one of `squares` must be searched.
-    pub keep: fn(&Position, Move) -> bool,
-}
-
-/// The quiescence hook of a rule family, if it has one; the orthodox family needs none.
-/// Written as a table, not a `match`, so rule families added later compile without touching
-/// the search.
-pub fn quiet_tactical_hook(rules: RuleSet) -> Option<QuietHook> {
-    const HOOKS: &[(RuleSet, QuietHook)] = &[(
-        RuleSet::Decima,
-        QuietHook {
-            squares: decima_hook_squares,
-            keep: decima_hook_keeps,
-        },
-    )];
-    HOOKS.iter().find(|(r, _)| *r == rules).map(|(_, h)| *h)
-}
-
-/// Decima: the empty squares of the mover's tenth rank. Captures there are kept anyway, and a
-/// pawn reaching it promotes, so only piece moves are new.
-fn decima_hook_squares(pos: &Position) -> Bitboard {
-    let v = &*pos.variant;
-    let tenth = Bitboard::rank(pos.side.relative_rank(v.ranks() - 1, v.ranks()), v.files());
-    tenth & !pos.occupied()
-}
-
-/// Decima: every move onto the tenth rank from off it (a move along the rank leaves the score
-/// as it is). Each one changes a side's score, the term the evaluation weighs most, and the
-/// ones that reach ten points are "check", which the opponent must answer by a capture at
-/// once; a stand-pat score that ignores them is wrong by a game. There are few such moves
-/// per node (the squares filter drops the rest in bulk), and a piece enters the rank once, so
-/// quiescence stays finite.
-fn decima_hook_keeps(pos: &Position, m: Move) -> bool {
-    let ranks = pos.variant.ranks();
-    m.from()
-        .is_some_and(|from| from.rank() != pos.side.relative_rank(ranks - 1, ranks))
-}
-
 /// A rule family's quiet-move hook, resolved for one node.
 #[derive(Clone, Copy, Debug)]
-pub struct QuietFilter<'a> {
+pub(crate) struct QuietFilter<'a> {
     /// Destinations worth offering to `keep` (from [`QuietHook::squares`]).
-    pub squares: Bitboard,
+    pub(crate) squares: Bitboard,
     /// The hook's per-move test.
-    pub keep: fn(&Position, Move) -> bool,
+    pub(crate) keep: fn(&Position, Move) -> bool,
     /// The position the hook judges.
-    pub pos: &'a Position,
+    pub(crate) pos: &'a Position,
 }
 
 impl<'a> QuietFilter<'a> {
     /// Resolves `hook` for the node at `pos`.
     #[inline]
-    pub fn new(hook: QuietHook, pos: &'a Position) -> Self {
+    pub(crate) fn new(hook: QuietHook, pos: &'a Position) -> Self {
         Self {
             squares: (hook.squares)(pos),
             keep: hook.keep,
@@ -114,13 +57,13 @@ impl<'a> QuietFilter<'a> {
 /// Collects captures and promotions only (quiescence), dropping quiet targets in bulk, plus
 /// the quiet moves a rule family's hook selects.
 #[derive(Debug)]
-pub struct TacticalMoves<'a> {
+pub(crate) struct TacticalMoves<'a> {
     /// Squares holding enemy pieces.
-    pub enemy: Bitboard,
+    pub(crate) enemy: Bitboard,
     /// The output list.
-    pub list: &'a mut Vec<ScoredMove>,
+    pub(crate) list: &'a mut Vec<ScoredMove>,
     /// The rule family's quiet-move hook, resolved for the position being generated.
-    pub quiet: Option<QuietFilter<'a>>,
+    pub(crate) quiet: Option<QuietFilter<'a>>,
 }
 
 impl MoveSink for TacticalMoves<'_> {
@@ -163,27 +106,9 @@ const PROMOTION: i32 = 1_500_000;
 const KILLER: i32 = 1_000_000;
 const BAD_CAPTURE: i32 = -2_000_000;
 
-/// History values stay within +-`HISTORY_MAX`.
-pub const HISTORY_MAX: i32 = 16_384;
-
-/// Slots for move origins: 100 squares, then one per droppable kind.
-pub const FROM_SLOTS: usize = 100 + MAX_KINDS;
-
-/// Butterfly history, indexed by `colour * FROM_SLOTS + origin slot`, then destination.
-pub type History = Vec<[i32; 100]>;
-
-/// The history slot of a move's origin.
-#[inline]
-pub fn from_slot(m: Move) -> usize {
-    match m.kind() {
-        MoveKind::Drop { kind, .. } => 100 + kind.index(),
-        _ => m.from().map_or(0, Square::index),
-    }
-}
-
 /// The kind captured by `m`, if any (en passant captures a pawn).
 #[inline]
-pub fn captured_kind(pos: &Position, m: Move) -> Option<usize> {
+pub(crate) fn captured_kind(pos: &Position, m: Move) -> Option<usize> {
     match m.kind() {
         MoveKind::Normal { to, .. } | MoveKind::Promotion { to, .. } => {
             pos.board[to.index()].map(|p| p.kind().index())
@@ -195,14 +120,14 @@ pub fn captured_kind(pos: &Position, m: Move) -> Option<usize> {
 
 /// True for moves that are neither captures nor promotions.
 #[inline]
-pub fn is_quiet(pos: &Position, m: Move) -> bool {
+pub(crate) fn is_quiet(pos: &Position, m: Move) -> bool {
     m.promotion_kind().is_none() && captured_kind(pos, m).is_none()
 }
 
 /// True when a capture of `victim` by the piece on `from` probably loses material: the victim
 /// is worth less than the capturer and the square is defended.
 #[inline]
-pub fn losing_capture(td: &ThreadData, m: Move, victim: usize) -> bool {
+pub(crate) fn losing_capture(td: &ThreadData, m: Move, victim: usize) -> bool {
     let pos = &td.pos;
     let Some(from) = m.from() else { return false };
     let Some(attacker) = pos.board[from.index()] else {
@@ -219,7 +144,12 @@ pub fn losing_capture(td: &ThreadData, m: Move, victim: usize) -> bool {
 }
 
 /// Scores every move of `list` for the node at `ply`.
-pub fn score_moves(td: &ThreadData, list: &mut [ScoredMove], tt_move: Option<Move>, ply: usize) {
+pub(crate) fn score_moves(
+    td: &ThreadData,
+    list: &mut [ScoredMove],
+    tt_move: Option<Move>,
+    ply: usize,
+) {
     let pos = &td.pos;
     let ev = &td.shared.evaluator;
     let side = pos.side.index();
@@ -253,7 +183,7 @@ pub fn score_moves(td: &ThreadData, list: &mut [ScoredMove], tt_move: Option<Mov
 }
 
 /// Scores captures for quiescence: MVV-LVA only.
-pub fn score_tactical(td: &ThreadData, list: &mut [ScoredMove]) {
+pub(crate) fn score_tactical(td: &ThreadData, list: &mut [ScoredMove]) {
     let pos = &td.pos;
     let ev = &td.shared.evaluator;
     for sm in list.iter_mut() {
@@ -271,7 +201,7 @@ pub fn score_tactical(td: &ThreadData, list: &mut [ScoredMove]) {
 /// Moves the best-scored remaining move to position `i` and returns it (selection sort: most
 /// nodes cut off after one or two moves, so sorting the whole list would waste time).
 #[inline]
-pub fn pick(list: &mut [ScoredMove], i: usize) -> ScoredMove {
+pub(crate) fn pick(list: &mut [ScoredMove], i: usize) -> ScoredMove {
     let mut best = i;
     for j in i + 1..list.len() {
         if list[j].score > list[best].score {
@@ -292,7 +222,7 @@ const SELECTED_PICKS: usize = 3;
 /// quadratic (it was a quarter of the search's time in profiles). So after the first
 /// `SELECTED_PICKS` picks the remainder is sorted once, and later picks just read it.
 #[inline]
-pub fn pick_ordered(list: &mut [ScoredMove], i: usize) -> ScoredMove {
+pub(crate) fn pick_ordered(list: &mut [ScoredMove], i: usize) -> ScoredMove {
     match i.cmp(&SELECTED_PICKS) {
         std::cmp::Ordering::Less => pick(list, i),
         std::cmp::Ordering::Equal => {
@@ -304,7 +234,7 @@ pub fn pick_ordered(list: &mut [ScoredMove], i: usize) -> ScoredMove {
 }
 
 /// Rewards the quiet move that caused a cutoff and penalises the quiet moves tried before it.
-pub fn update_quiet_stats(
+pub(crate) fn update_quiet_stats(
     td: &mut ThreadData,
     best: Move,
     tried: &[Option<Move>],
@@ -332,7 +262,7 @@ pub fn update_quiet_stats(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Registry;
+    use crate::{Registry, RuleSet};
 
     /// The moves quiescence would generate at `fen` (Decima), as text, with or without the
     /// rule family's hook.
@@ -341,7 +271,7 @@ mod tests {
         let pos = Position::from_fen(v, fen).unwrap();
         let mut list = Vec::new();
         let quiet = if hook {
-            quiet_tactical_hook(pos.variant().rules())
+            pos.variant().rules().quiet_tactical_hook()
         } else {
             None
         };
@@ -357,8 +287,8 @@ mod tests {
 
     #[test]
     fn decima_quiescence_searches_moves_onto_the_tenth_rank() {
-        assert!(quiet_tactical_hook(RuleSet::Decima).is_some());
-        assert!(quiet_tactical_hook(RuleSet::Standard).is_none());
+        assert!(RuleSet::Decima.quiet_tactical_hook().is_some());
+        assert!(RuleSet::Standard.quiet_tactical_hook().is_none());
         // White: knight (9 points) on a10, rook on c2 with the c-file open, queen (1) on e9.
         // Black: a king on h5, out of everyone's reach.
         let fen = "N9/4Q5/10/10/10/7k2/10/10/2R7/10 w - - 0 1";

@@ -5,20 +5,26 @@
 //! can be decisive (Decima's relieving captures are captures already; its tenth-rank threats
 //! are not) can widen that set there without touching this function.
 
-use crate::search::alphabeta::{is_decided, terminal_score};
 use crate::search::ordering::{
-    AllMoves, QuietFilter, TacticalMoves, captured_kind, losing_capture, pick, quiet_tactical_hook,
-    score_moves, score_tactical,
+    AllMoves, QuietFilter, TacticalMoves, captured_kind, losing_capture, pick, score_moves,
+    score_tactical,
 };
-use crate::search::{INF, MATE_BOUND};
-use crate::threads::{MAX_PLY, ThreadData};
-use crate::tt::{Bound, score_from_tt};
+use crate::search::score::{
+    INF, MATE_BOUND, is_decided, score_from_tt, score_to_tt, terminal_score,
+};
+use crate::search::threads::{MAX_PLY, ThreadData};
+use crate::search::tt::Bound;
 
 /// Margin for delta pruning: a capture that cannot lift the score near alpha is skipped.
 const DELTA_MARGIN: i32 = 200;
 
 /// Quiescence search of the node at `ply`.
-pub fn qsearch<const PV: bool>(td: &mut ThreadData, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+pub(crate) fn qsearch<const PV: bool>(
+    td: &mut ThreadData,
+    mut alpha: i32,
+    beta: i32,
+    ply: usize,
+) -> i32 {
     if td.count_node() {
         return 0;
     }
@@ -74,7 +80,7 @@ pub fn qsearch<const PV: bool>(td: &mut ThreadData, mut alpha: i32, beta: i32, p
         best = stand_pat;
         let enemy = td.pos.by_color[!td.pos.side];
         let hook = if shared.features.quiet_hook {
-            quiet_tactical_hook(td.pos.variant.rules())
+            td.pos.variant.rules().quiet_tactical_hook()
         } else {
             None
         };
@@ -140,7 +146,7 @@ pub fn qsearch<const PV: bool>(td: &mut ThreadData, mut alpha: i32, beta: i32, p
         };
         shared
             .tt
-            .store(key, best_move, crate::tt::score_to_tt(best, ply), 0, bound);
+            .store(key, best_move, score_to_tt(best, ply), 0, bound);
     }
     best
 }

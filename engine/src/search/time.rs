@@ -9,18 +9,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::piece::Color;
-use crate::search::Limits;
+use crate::search::limits::Limits;
 
 /// Default time for a search given no depth, node, time or clock limit.
-pub const DEFAULT_MOVETIME: Duration = Duration::from_secs(1);
+pub(crate) const DEFAULT_MOVETIME: Duration = Duration::from_secs(1);
 /// Default depth for a search given no depth, node, time or clock limit.
-pub const DEFAULT_DEPTH: u32 = 12;
+pub(crate) const DEFAULT_DEPTH: u32 = 12;
 /// Time kept in reserve for communication per move.
 const OVERHEAD: Duration = Duration::from_millis(10);
 
 /// Stop conditions of one search.
 #[derive(Debug)]
-pub struct TimeManager {
+pub(crate) struct TimeManager {
     start: Instant,
     /// Do not start a new iteration after this.
     soft: Option<Duration>,
@@ -31,7 +31,7 @@ pub struct TimeManager {
 
 impl TimeManager {
     /// Derives the budget from `limits` for `side` to move.
-    pub fn new(limits: &Limits, side: Color, start: Instant) -> Self {
+    pub(crate) fn new(limits: &Limits, side: Color, start: Instant) -> Self {
         let mut soft = None;
         let mut hard = None;
         if limits.infinite {
@@ -84,30 +84,30 @@ impl TimeManager {
     }
 
     /// Time since the search started.
-    pub fn elapsed(&self) -> Duration {
+    pub(crate) fn elapsed(&self) -> Duration {
         self.start.elapsed()
     }
 
     /// True when a new iteration may start.
-    pub fn should_start_iteration(&self) -> bool {
+    pub(crate) fn should_start_iteration(&self) -> bool {
         self.soft.is_none_or(|s| self.elapsed() < s)
     }
 
     /// True when the search has a node limit.
     #[inline]
-    pub fn has_node_limit(&self) -> bool {
+    pub(crate) fn has_node_limit(&self) -> bool {
         self.nodes.is_some()
     }
 
     /// True when the node budget is used up.
     #[inline]
-    pub fn nodes_exhausted(&self, nodes: u64) -> bool {
+    pub(crate) fn nodes_exhausted(&self, nodes: u64) -> bool {
         self.nodes.is_some_and(|n| nodes >= n)
     }
 
     /// The single stop check: returns true when the search must stop now.
     #[inline]
-    pub fn check_up(&self, stop: &AtomicBool, abort: &AtomicBool, nodes: u64) -> bool {
+    pub(crate) fn check_up(&self, stop: &AtomicBool, abort: &AtomicBool, nodes: u64) -> bool {
         stop.load(Ordering::Relaxed)
             || abort.load(Ordering::Relaxed)
             || self.nodes_exhausted(nodes)
@@ -115,7 +115,7 @@ impl TimeManager {
     }
 
     /// True when the search has a time limit (used for the stop reason).
-    pub fn timed(&self) -> bool {
+    pub(crate) fn timed(&self) -> bool {
         self.hard.is_some()
     }
 }
@@ -123,7 +123,7 @@ impl TimeManager {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::Clock;
+    use crate::search::limits::Clock;
 
     fn clock(ms: u64, inc: u64, movestogo: Option<u32>) -> Limits {
         Limits {

@@ -4,28 +4,29 @@
 //! estimates where they give them (SOHO) and from the usual 10x10 values otherwise.
 
 use crate::geometry::BoardSize;
-use crate::variant::rules::RuleSet;
+use crate::variant::RuleSet;
 use crate::variant::spec::{
     CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
     Role, VariantSpec,
 };
 
 /// Opulent Chess start position (the seed page's new array; see RULES.md §1).
-pub const OPULENT_START: &str =
+pub(crate) const OPULENT_START: &str =
     "rw6wr/clnbqkbnla/pppppppppp/10/10/10/10/PPPPPPPPPP/CLNBQKBNLA/RW6WR w - - 0 1";
 /// SOHO Chess start position (RULES.md §3 ruling: the original diagram is lost).
-pub const SOHO_START: &str =
+pub(crate) const SOHO_START: &str =
     "cwf4fwc/rnbuqkubnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBUQKUBNR/CWF4FWC w KQkq - 0 1";
 /// Orphic Chess start position (RULES.md §4): pawns on the third rank, everything else in the
 /// pocket, all four bishop drop rights.
-pub const ORPHIC_START: &str = "8/8/pppppppp/8/8/PPPPPPPP/8/8[QRRBBNNKqrrbbnnk] w LDld - 0 1";
+pub(crate) const ORPHIC_START: &str =
+    "8/8/pppppppp/8/8/PPPPPPPP/8/8[QRRBBNNKqrrbbnnk] w LDld - 0 1";
 /// Decima start position (RULES.md §2 ruling: the original diagram is lost; this one follows
 /// the author's comments: a knight in front of each rook, kings in the centre of the second
 /// rank). The one place to change when a better reconstruction turns up.
-pub const DECIMA_START: &str =
+pub(crate) const DECIMA_START: &str =
     "rbmaqsodbr/npppkkpppn/10/10/10/10/10/10/NPPPKKPPPN/RBMAQSODBR w - - 0 1";
 /// Orthodox chess start position.
-pub const CHESS_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+pub(crate) const CHESS_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 fn king() -> PieceDef {
     PieceDef::new('K', "King", "K", Role::RoyalKing, 0)
@@ -52,7 +53,7 @@ fn orthodox_pieces() -> Vec<PieceDef> {
 }
 
 /// Orthodox chess, kept as a validation variant: its perft numbers are public.
-pub fn chess() -> VariantSpec {
+pub(crate) fn chess() -> VariantSpec {
     VariantSpec {
         name: "chess".into(),
         size: BoardSize::EIGHT,
@@ -81,7 +82,7 @@ pub fn chess() -> VariantSpec {
 
 /// Opulent Chess (Greg Strong): Grand Chess rules on 10x10 with Lion, Wizard and an augmented
 /// Knight.
-pub fn opulent() -> VariantSpec {
+pub(crate) fn opulent() -> VariantSpec {
     VariantSpec {
         name: "opulent".into(),
         size: BoardSize::TEN,
@@ -120,7 +121,7 @@ pub fn opulent() -> VariantSpec {
 
 /// SOHO Chess (Kevin Pacey): 10x10 with Champion, FAD, Wizard and Cannon; castling on the
 /// second rank.
-pub fn soho() -> VariantSpec {
+pub(crate) fn soho() -> VariantSpec {
     VariantSpec {
         name: "soho".into(),
         size: BoardSize::TEN,
@@ -173,7 +174,7 @@ fn scored(def: PieceDef, points: u8) -> PieceDef {
 ///
 /// Centipawn values follow mobility, not points: the compounds are the strong pieces (a
 /// queen-like Q, chancellor M, archbishop A), the non-royal king is a commoner.
-pub fn decima() -> VariantSpec {
+pub(crate) fn decima() -> VariantSpec {
     VariantSpec {
         name: "decima".into(),
         size: BoardSize::TEN,
@@ -216,7 +217,7 @@ pub fn decima() -> VariantSpec {
 
 /// Orphic Chess (M. Winther): orthodox pieces that start in the pocket and are dropped, also
 /// onto a friendly pawn that is then relocated.
-pub fn orphic() -> VariantSpec {
+pub(crate) fn orphic() -> VariantSpec {
     VariantSpec {
         name: "orphic".into(),
         size: BoardSize::EIGHT,
@@ -257,6 +258,6 @@ pub fn orphic() -> VariantSpec {
 }
 
 /// Every built-in spec, in registry order.
-pub fn all() -> Vec<VariantSpec> {
+pub(crate) fn all() -> Vec<VariantSpec> {
     vec![chess(), opulent(), soho(), decima(), orphic()]
 }

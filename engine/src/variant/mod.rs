@@ -1,17 +1,16 @@
-//! Variants: the data that describes one ([`VariantSpec`]), its validated, table-carrying form
-//! ([`Variant`]), and a [`Registry`] of the built-ins.
+//! Variants: the data that describes one ([`VariantSpec`], with its [`RuleSet`] tag) and its
+//! validated, table-carrying form ([`Variant`]); the built-in specs are in `builtin.rs`.
+//!
+//! Deriving the tables happens here. The last step of [`VariantSpec::validate`], setting up the
+//! start position, needs the position and FEN code above this module, so it is written in
+//! `registry.rs` beside the registry of built-ins.
 
-pub mod builtin;
-pub(crate) mod decima;
-pub mod rules;
-pub mod spec;
+pub(crate) mod builtin;
+mod spec;
 
-use std::sync::Arc;
-
-pub use rules::RuleSet;
 pub use spec::{
     CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
-    Role, VariantSpec, VariantSpecError,
+    Role, RuleSet, VariantSpec, VariantSpecError,
 };
 
 use crate::bitboard::Bitboard;
@@ -19,7 +18,7 @@ use crate::geometry::{SQUARE_COUNT, STRIDE, Square};
 use crate::movement::attacks::SquareTable;
 use crate::movement::{Atom, Mode, Movement, Tables};
 use crate::piece::{ByColor, Color, MAX_KINDS, PieceKind};
-use crate::position::zobrist::Zobrist;
+use crate::zobrist::Zobrist;
 
 /// Kind set as a bit mask over kind indices.
 pub(crate) type KindMask = u16;
@@ -68,12 +67,11 @@ pub(crate) struct CastlingSquares {
 /// [`DropRules::colour_bound`]) on a light (`light == true`) or a dark square.
 ///
 /// Bits: White light 1, White dark 2, Black light 4, Black dark 8. The rights field's letters
-/// for these bits are the rule set's business ([`RuleSet::drop_right_bit`]).
+/// for these bits are the rule family's business (Orphic writes them `LDld`).
 ///
 /// # Examples
 /// ```
-/// use variant_engine::variant::colour_right_bit;
-/// use variant_engine::{Color, Position, Registry};
+/// use variant_engine::{Color, Position, Registry, colour_right_bit};
 /// let mut pos = Position::new(Registry::builtin().get("orphic").unwrap());
 /// let bishop_on_c4 = pos.parse_move("B@c4").unwrap(); // c4 is a light square
 /// pos.play(bishop_on_c4);
@@ -127,24 +125,25 @@ pub struct Variant {
     letter_to_kind: [Option<PieceKind>; 26],
 }
 
-impl VariantSpec {
-    /// Checks the spec and derives tables.
+impl Variant {
+    /// Checks `spec` and derives its tables, all but the start position's piece counts
+    /// (see [`VariantSpec::validate`], which finishes the job).
     ///
     /// # Errors
     /// [`VariantSpecError`] naming the first inconsistency.
-    pub fn validate(self) -> Result<Arc<Variant>, VariantSpecError> {
-        let size = self.size;
+    pub(crate) fn derive(spec: VariantSpec) -> Result<Self, VariantSpecError> {
+        let size = spec.size;
         if size.files == 0 || size.ranks == 0 || size.files > STRIDE || size.ranks > STRIDE {
             return Err(VariantSpecError::BoardSize {
                 files: size.files,
                 ranks: size.ranks,
             });
         }
-        if self.pieces.is_empty() || self.pieces.len() > MAX_KINDS {
-            return Err(VariantSpecError::KindCount(self.pieces.len()));
+        if spec.pieces.is_empty() || spec.pieces.len() > MAX_KINDS {
+            return Err(VariantSpecError::KindCount(spec.pieces.len()));
         }
         let mut letter_to_kind = [None; 26];
-        for (i, def) in self.pieces.iter().enumerate() {
+        for (i, def) in spec.pieces.iter().enumerate() {
             if !def.letter.is_ascii_uppercase() {
                 return Err(VariantSpecError::BadLetter(def.letter));
             }
@@ -168,7 +167,7 @@ impl VariantSpec {
         let mut leap_groups: Vec<(KindMask, usize)> = Vec::new();
         let mut group_keys: Vec<Vec<Atom>> = Vec::new();
         let (mut orthogonal_attackers, mut diagonal_attackers, mut hoppers) = (0, 0, 0);
-        for (i, def) in self.pieces.iter().enumerate() {
+        for (i, def) in spec.pieces.iter().enumerate() {
             let bit: KindMask = 1 << i;
             let movement = match def.role {
                 Role::Pawn => {
@@ -230,7 +229,7 @@ impl VariantSpec {
                 hop: movement.orthogonal_hop_capture,
             });
         }
-        if pawn.is_some() != self.pawns.is_some() || pawn.is_some() != self.promotion.is_some() {
+        if pawn.is_some() != spec.pawns.is_some() || pawn.is_some() != spec.promotion.is_some() {
             return Err(VariantSpecError::PawnRules);
         }
         let rank_mask = |color: Color, relative: u8| -> Bitboard {
@@ -241,7 +240,7 @@ impl VariantSpec {
             }
         };
         let by_color = |f: &dyn Fn(Color) -> Bitboard| ByColor([f(Color::White), f(Color::Black)]);
-        let (double_step, en_passant) = match &self.pawns {
+        let (double_step, en_passant) = match &spec.pawns {
             Some(p) => (
                 by_color(&|c| {
                     p.double_step_ranks
@@ -252,7 +251,7 @@ impl VariantSpec {
             ),
             None => (ByColor::default(), false),
         };
-        let promotion = match &self.promotion {
+        let promotion = match &spec.promotion {
             Some(p) => Some(Promotion {
                 optional: by_color(&|c| {
                     p.optional_ranks
@@ -269,7 +268,7 @@ impl VariantSpec {
             }),
             None => None,
         };
-        let castling = match &self.castling {
+        let castling = match &spec.castling {
             Some(c) => {
                 if royal.is_none() {
                     return Err(VariantSpecError::CastlingWithoutKing);
@@ -305,7 +304,7 @@ impl VariantSpec {
             }
             None => None,
         };
-        let pocket_kinds = match &self.drops {
+        let pocket_kinds = match &spec.drops {
             Some(d) => d
                 .pocket_letters
                 .iter()
@@ -313,7 +312,7 @@ impl VariantSpec {
                 .sum::<Result<KindMask, _>>()?,
             None => 0,
         };
-        let drops = match &self.drops {
+        let drops = match &spec.drops {
             Some(d) => {
                 let relocation = match &d.pawn_relocation {
                     Some(r) => {
@@ -368,8 +367,8 @@ impl VariantSpec {
             None => None,
         };
         let pawn_attacks = ByColor([tables.pawn_attack_table(1), tables.pawn_attack_table(-1)]);
-        let zobrist = Zobrist::new(&self.name);
-        let mut variant = Arc::new(Variant {
+        let zobrist = Zobrist::new(&spec.name);
+        Ok(Variant {
             tables,
             kinds,
             pawn,
@@ -388,21 +387,8 @@ impl VariantSpec {
             hoppers,
             initial_counts: ByColor([[0; MAX_KINDS]; 2]),
             letter_to_kind,
-            spec: self,
-        });
-        let start = crate::Position::from_fen(variant.clone(), &variant.spec.start_fen)
-            .map_err(|e| VariantSpecError::StartFen(e.to_string()))?;
-        let mut counts = ByColor([[0u8; MAX_KINDS]; 2]);
-        for color in Color::ALL {
-            for k in 0..variant.kinds.len() {
-                counts[color][k] = start.pieces_of(color, PieceKind(k as u8)).count() as u8;
-            }
-        }
-        drop(start);
-        Arc::get_mut(&mut variant)
-            .expect("no other reference to a variant being built")
-            .initial_counts = counts;
-        Ok(variant)
+            spec,
+        })
     }
 }
 
@@ -492,11 +478,6 @@ impl Variant {
         self.tables.board
     }
 
-    /// The attack tables.
-    pub fn tables(&self) -> &Tables {
-        &self.tables
-    }
-
     /// Count of `kind` for `color` in the start position.
     pub fn initial_count(&self, color: Color, kind: PieceKind) -> u8 {
         self.initial_counts[color][kind.index()]
@@ -520,166 +501,3 @@ impl Variant {
 
 /// Silence unused warnings for the index-space constant in this module.
 const _: () = assert!(SQUARE_COUNT == 100);
-
-/// Why a variant name was not found.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant {} (known: {known})", crate::notation::quote(.name))]
-pub struct UnknownVariant {
-    /// The name asked for.
-    pub name: String,
-    /// The known names, comma-separated.
-    pub known: String,
-}
-
-/// The set of variants a program offers. Built once at startup and shared; no globals.
-///
-/// # Examples
-/// ```
-/// use variant_engine::Registry;
-/// let registry = Registry::builtin();
-/// let opulent = registry.get("opulent").unwrap();
-/// assert_eq!((opulent.files(), opulent.ranks()), (10, 10));
-/// assert!(registry.get("xiangqi").is_err());
-/// ```
-#[derive(Debug, Clone)]
-pub struct Registry {
-    variants: Vec<Arc<Variant>>,
-    /// Each variant's start position, parsed once: most service requests start from it, and
-    /// parsing the start FEN was about half of building a request's position.
-    starts: Vec<crate::Position>,
-}
-
-impl Registry {
-    /// The built-in variants.
-    pub fn builtin() -> Self {
-        let variants = builtin::all()
-            .into_iter()
-            .map(|spec| spec.validate().expect("built-in variant specs are valid"))
-            .collect::<Vec<_>>();
-        let starts = variants
-            .iter()
-            .map(|v| crate::Position::new(Arc::clone(v)))
-            .collect();
-        Self { variants, starts }
-    }
-
-    /// The start position of the variant called `name` (case-insensitive): the same as
-    /// `Position::new(registry.get(name)?)`, without parsing the start FEN again.
-    ///
-    /// # Errors
-    /// [`UnknownVariant`] listing the known names.
-    pub fn start_position(&self, name: &str) -> Result<crate::Position, UnknownVariant> {
-        self.index_of(name).map(|i| self.starts[i].clone())
-    }
-
-    /// The variant called `name` (case-insensitive).
-    ///
-    /// # Errors
-    /// [`UnknownVariant`] listing the known names.
-    pub fn get(&self, name: &str) -> Result<Arc<Variant>, UnknownVariant> {
-        self.index_of(name).map(|i| Arc::clone(&self.variants[i]))
-    }
-
-    /// Where the variant called `name` (case-insensitive) is in the registry.
-    fn index_of(&self, name: &str) -> Result<usize, UnknownVariant> {
-        self.variants
-            .iter()
-            .position(|v| v.name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| UnknownVariant {
-                name: name.to_owned(),
-                known: self.names().join(", "),
-            })
-    }
-
-    /// Every variant, in registry order.
-    pub fn iter(&self) -> impl Iterator<Item = &Arc<Variant>> {
-        self.variants.iter()
-    }
-
-    /// Every variant name.
-    pub fn names(&self) -> Vec<&str> {
-        self.variants.iter().map(|v| v.name()).collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_builtin_spec_validates() {
-        let r = Registry::builtin();
-        assert!(r.names().contains(&"opulent") && r.names().contains(&"soho"));
-        assert_eq!(r.get("OPULENT").unwrap().name(), "opulent");
-        let err = r.get("nope").unwrap_err().to_string();
-        assert!(err.contains("nope") && err.contains("opulent"), "{err}");
-        let err = r.start_position("nope").unwrap_err().to_string();
-        assert!(err.contains("nope") && err.contains("opulent"), "{err}");
-        for v in r.iter() {
-            let start = r.start_position(&v.name().to_uppercase()).unwrap();
-            assert_eq!(start, crate::Position::new(Arc::clone(v)), "{}", v.name());
-            assert_eq!(start.fen(), v.start_fen(), "{}", v.name());
-        }
-    }
-
-    #[test]
-    fn invalid_specs_are_rejected_with_a_reason() {
-        let mut s = builtin::opulent();
-        s.pieces[1].letter = 'B';
-        assert_eq!(
-            s.validate().unwrap_err(),
-            VariantSpecError::DuplicateLetter('B')
-        );
-
-        let mut s = builtin::opulent();
-        s.pieces[5].betza = "CFZ".into();
-        assert!(matches!(
-            s.validate().unwrap_err(),
-            VariantSpecError::Betza { letter: 'W', .. }
-        ));
-
-        let mut s = builtin::chess();
-        s.pieces.retain(|p| p.role != Role::RoyalKing);
-        assert_eq!(
-            s.validate().unwrap_err(),
-            VariantSpecError::CastlingWithoutKing
-        );
-
-        let mut s = builtin::opulent();
-        s.promotion.as_mut().unwrap().choices.push('X');
-        assert!(matches!(
-            s.validate().unwrap_err(),
-            VariantSpecError::UnknownLetter { letter: 'X', .. }
-        ));
-
-        let mut s = builtin::opulent();
-        s.size = crate::BoardSize {
-            files: 11,
-            ranks: 10,
-        };
-        assert!(matches!(
-            s.validate().unwrap_err(),
-            VariantSpecError::BoardSize { .. }
-        ));
-
-        let mut s = builtin::opulent();
-        s.start_fen = "10/10 w - - 0 1".into();
-        assert!(matches!(
-            s.validate().unwrap_err(),
-            VariantSpecError::StartFen(_)
-        ));
-
-        let mut s = builtin::opulent();
-        s.pawns = None;
-        assert_eq!(s.validate().unwrap_err(), VariantSpecError::PawnRules);
-    }
-
-    #[test]
-    fn initial_counts_come_from_the_start_position() {
-        let v = Registry::builtin().get("opulent").unwrap();
-        let rook = v.kind_by_letter('R').unwrap();
-        let queen = v.kind_by_letter('q').unwrap();
-        assert_eq!(v.initial_count(Color::White, rook), 2);
-        assert_eq!(v.initial_count(Color::Black, queen), 1);
-    }
-}

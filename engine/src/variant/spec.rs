@@ -1,11 +1,29 @@
 //! `VariantSpec`: a variant described as data, validated into a [`Variant`](super::Variant).
 //!
-//! The fields are grouped by concern (pieces, pawns, promotion, castling, drops, rule hooks) so
-//! that the combinations that make no sense cannot be written down: there is no flag bag.
+//! The fields are grouped by concern (pieces, pawns, promotion, castling, drops, rule family) so
+//! that the combinations that make no sense cannot be written down: there is no flag bag. What
+//! cannot be data is named by the [`RuleSet`] tag; its behaviour is in `rules/`.
 
 use crate::geometry::BoardSize;
 use crate::movement::BetzaError;
-use crate::variant::rules::RuleSet;
+
+/// The rule family of a variant: the behaviour that is not data.
+///
+/// The tag is part of the spec; what each family does is written in `rules/` (one file per
+/// family, reached through one exhaustive `match` per hook), and nothing outside `rules/`
+/// branches on it. A new family is a new variant here plus its file there.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RuleSet {
+    /// Orthodox-style rules: checkmate wins, stalemate draws, repetition and fifty-move draws.
+    Standard,
+    /// Decima (RULES.md §2): no royal piece; ten points on one's tenth rank win, reaching them
+    /// is "check", suicide captures on the enemy's tenth rank, last-unit rules.
+    Decima,
+    /// Orphic Chess (RULES.md §4): standard results, but a side whose king is not yet on the
+    /// board may only capture with its board pieces, and the rights field carries the bishop
+    /// drop rights `LDld`. The drop rules themselves are data ([`DropRules`]).
+    Orphic,
+}
 
 /// What a piece kind is, beyond its movement.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -132,7 +150,7 @@ pub struct VariantSpec {
     pub name: String,
     /// Board size.
     pub size: BoardSize,
-    /// Piece kinds; at most [`MAX_KINDS`](crate::piece::MAX_KINDS).
+    /// Piece kinds; at most 16.
     pub pieces: Vec<PieceDef>,
     /// Start position.
     pub start_fen: String,

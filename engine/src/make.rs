@@ -1,14 +1,15 @@
-//! Make and unmake. Every change goes through `put`/`remove`, which keep the hash current.
+//! Make and unmake. Every change goes through `put`/`remove`, which keep the hash current; the
+//! one rule hook asked here is whether a capture also removes the capturer (Decima).
 
 use crate::geometry::Square;
 use crate::moves::{Move, MoveKind};
 use crate::piece::{Color, Piece};
-use crate::position::{Position, Undo, castling_bit};
+use crate::position::{Position, Undo, castling_bit, ep_victim};
 
 impl Position {
     /// Plays `m`, which must be legal in this position (checked in debug builds).
     pub fn play(&mut self, m: Move) {
-        debug_assert!(self.is_legal(m), "illegal move {m:?} in {}", self.fen());
+        debug_assert!(self.is_legal(m), "illegal move {m:?} in {self:?}");
         self.play_unchecked(m);
     }
 
@@ -190,22 +191,6 @@ impl Position {
         self.hash = undo.hash;
     }
 
-    /// Rook squares (from, to) for a castling king move.
-    pub(crate) fn castling_rook(
-        &self,
-        color: Color,
-        king_from: Square,
-        king_to: Square,
-    ) -> (Square, Square) {
-        let c = self
-            .variant
-            .castling
-            .as_ref()
-            .expect("castling move in a variant with castling")[color];
-        let wing = usize::from(king_to > king_from);
-        (c.rook_from[wing], c.rook_to[wing])
-    }
-
     fn update_castling(&mut self, from: Square, to: Square) {
         if self.castling == 0 {
             return;
@@ -225,10 +210,4 @@ impl Position {
             }
         }
     }
-}
-
-/// The square of the pawn captured en passant by `capturer` landing on `to`.
-#[inline]
-pub(crate) fn ep_victim(to: Square, capturer: Color) -> Square {
-    Square::new((to.index() as i32 - 10 * i32::from(capturer.forward())) as u8)
 }

@@ -28,7 +28,7 @@ const _: () = assert!(size_of::<Bucket>() == 64);
 
 /// How a stored score relates to the true value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Bound {
+pub(crate) enum Bound {
     /// The true value is at most the score (fail low).
     Upper = 1,
     /// The true value is at least the score (fail high).
@@ -39,15 +39,17 @@ pub enum Bound {
 
 /// A decoded table entry.
 #[derive(Clone, Copy, Debug)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Best or refuting move, if one was found.
-    pub mv: Option<Move>,
+    pub(crate) mv: Option<Move>,
     /// Score, mate scores relative to the node (see [`score_to_tt`]).
-    pub score: i32,
+    ///
+    /// [`score_to_tt`]: crate::search::score::score_to_tt
+    pub(crate) score: i32,
     /// Draft the score was searched to.
-    pub depth: i32,
+    pub(crate) depth: i32,
     /// Bound type.
-    pub bound: Bound,
+    pub(crate) bound: Bound,
 }
 
 // Data word layout: move 21 bits | score 16 | depth 8 | bound 2 | generation 8.
@@ -101,8 +103,8 @@ fn decode_move(bits: u64) -> Option<Move> {
 }
 
 /// The transposition table, shared by all threads of a search (and kept between searches of
-/// one [`SearchPool`](crate::search::SearchPool)).
-pub struct TranspositionTable {
+/// one [`Searcher`](crate::search::Searcher)).
+pub(crate) struct TranspositionTable {
     buckets: Vec<Bucket>,
     generation: AtomicU64,
 }
@@ -152,7 +154,7 @@ fn advise_huge_pages(buckets: &mut Vec<Bucket>) {
 impl TranspositionTable {
     /// A table of about `mb` MiB (at least one bucket). When the memory cannot be had, the
     /// size is halved until it can, rather than aborting the process.
-    pub fn new(mb: usize) -> Self {
+    pub(crate) fn new(mb: usize) -> Self {
         let mut n = (mb.saturating_mul(1 << 20) / size_of::<Bucket>()).max(1);
         let mut buckets: Vec<Bucket> = Vec::new();
         while buckets.try_reserve_exact(n).is_err() && n > 1 {
@@ -167,7 +169,7 @@ impl TranspositionTable {
     }
 
     /// Empties the table.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         for b in &self.buckets {
             for w in &b.0 {
                 w.store(0, Ordering::Relaxed);
@@ -177,7 +179,7 @@ impl TranspositionTable {
     }
 
     /// Starts a new search: older entries age.
-    pub fn new_search(&self) {
+    pub(crate) fn new_search(&self) {
         self.generation.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -196,7 +198,7 @@ impl TranspositionTable {
     /// (the child node's) finds it there instead of waiting on memory: the probe's cache miss
     /// was the search's largest single cost in profiles. A hint only; no effect elsewhere.
     #[inline]
-    pub fn prefetch(&self, key: u64) {
+    pub(crate) fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
@@ -214,7 +216,7 @@ impl TranspositionTable {
 
     /// Looks `key` up.
     #[inline]
-    pub fn probe(&self, key: u64) -> Option<Entry> {
+    pub(crate) fn probe(&self, key: u64) -> Option<Entry> {
         let b = self.bucket(key);
         for way in 0..WAYS {
             let k = b.0[2 * way].load(Ordering::Relaxed);
@@ -239,7 +241,7 @@ impl TranspositionTable {
 
     /// Stores a result for `key`.
     #[inline]
-    pub fn store(&self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
+    pub(crate) fn store(&self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
         let b = self.bucket(key);
         let generation = self.generation();
         let mut victim = 0;
@@ -293,49 +295,6 @@ impl TranspositionTable {
             | generation << GEN_SHIFT;
         b.0[2 * way].store(key ^ data, Ordering::Relaxed);
         b.0[2 * way + 1].store(data, Ordering::Relaxed);
-    }
-
-    /// Permille of sampled entries written by the current search.
-    pub fn hashfull(&self) -> u32 {
-        let generation = self.generation();
-        let sample = self.buckets.len().min(250);
-        let mut used = 0;
-        for b in &self.buckets[..sample] {
-            for way in 0..WAYS {
-                let d = b.0[2 * way + 1].load(Ordering::Relaxed);
-                if d != 0 && d >> GEN_SHIFT & 0xff == generation {
-                    used += 1;
-                }
-            }
-        }
-        (used * 1000 / (sample * WAYS).max(1)) as u32
-    }
-}
-
-/// Converts a score at `ply` from the root into the node-relative form stored in the table, so
-/// a mate found through a transposition keeps the right distance.
-#[inline]
-pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    use crate::search::MATE_BOUND;
-    if score >= MATE_BOUND {
-        score + ply as i32
-    } else if score <= -MATE_BOUND {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-/// Inverse of [`score_to_tt`].
-#[inline]
-pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    use crate::search::MATE_BOUND;
-    if score >= MATE_BOUND {
-        score - ply as i32
-    } else if score <= -MATE_BOUND {
-        score + ply as i32
-    } else {
-        score
     }
 }
 

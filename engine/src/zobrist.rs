@@ -8,11 +8,11 @@ use crate::piece::{Color, MAX_KINDS, Piece};
 use crate::rng::SplitMix64;
 
 /// Most pieces of one kind a pocket can hold (counts are hashed per count).
-pub const MAX_POCKET: usize = 32;
+pub(crate) const MAX_POCKET: usize = 32;
 
 /// The key tables.
 #[derive(Debug)]
-pub struct Zobrist {
+pub(crate) struct Zobrist {
     pieces: Vec<u64>,
     /// Mixed in (by XOR) when Black is to move.
     pub side: u64,
@@ -24,7 +24,7 @@ pub struct Zobrist {
 
 impl Zobrist {
     /// Keys for the variant called `name`.
-    pub fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
@@ -57,31 +57,31 @@ impl Zobrist {
 
     /// Key of `piece` on square index `sq`.
     #[inline]
-    pub fn piece(&self, piece: Piece, sq: usize) -> u64 {
+    pub(crate) fn piece(&self, piece: Piece, sq: usize) -> u64 {
         self.pieces[(piece.kind().index() * 2 + piece.color().index()) * SQUARE_COUNT + sq]
     }
 
     /// Key of a castling-rights set (0 hashes to 0).
     #[inline]
-    pub fn castling(&self, rights: u8) -> u64 {
+    pub(crate) fn castling(&self, rights: u8) -> u64 {
         self.castling[(rights & 15) as usize]
     }
 
     /// Key of an en-passant square.
     #[inline]
-    pub fn en_passant(&self, sq: usize) -> u64 {
+    pub(crate) fn en_passant(&self, sq: usize) -> u64 {
         self.en_passant[sq]
     }
 
     /// Key of holding `count` pieces of `kind` in `color`'s pocket (0 hashes to 0).
     #[inline]
-    pub fn pocket(&self, color: Color, kind: usize, count: u8) -> u64 {
+    pub(crate) fn pocket(&self, color: Color, kind: usize, count: u8) -> u64 {
         self.pocket[(kind * 2 + color.index()) * MAX_POCKET + (count as usize).min(MAX_POCKET - 1)]
     }
 
     /// Key of a drop-rights set (0 hashes to 0).
     #[inline]
-    pub fn drop_rights(&self, rights: u8) -> u64 {
+    pub(crate) fn drop_rights(&self, rights: u8) -> u64 {
         self.drop_rights[rights as usize]
     }
 }

@@ -1,18 +1,10 @@
-//! The bench signature: fixed positions of every variant searched to a fixed depth on one
-//! thread with a fresh table. The total node count identifies the search's behaviour (commits
-//! that change search or evaluation quote it in a `Bench:` trailer); nodes per second is the
-//! speed figure.
-
-use std::io::{self, Write};
-use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+//! Sample positions: the fixed set the bench signature searches, and seeded random playouts.
+//!
+//! The `variant-engine bench` command, self-play openings and tests build their positions here,
+//! so that they all mean the same positions by the same seed. Nothing here prints.
 
 use crate::position::Position;
-use crate::search::{Limits, PoolConfig, SearchPool};
-use crate::variant::Registry;
-
-/// Default bench depth.
-pub const BENCH_DEPTH: u32 = 11;
+use crate::registry::Registry;
 
 /// Hand-picked positions per variant (start positions are added for every variant).
 const POSITIONS: &[(&str, &str)] = &[
@@ -49,7 +41,7 @@ const POSITIONS: &[(&str, &str)] = &[
 
 /// The bench positions: for each registry variant its start position, the listed positions
 /// and, for variants with none listed, two positions reached by seeded random playouts.
-pub fn positions(registry: &Registry) -> Vec<Position> {
+pub fn bench_positions(registry: &Registry) -> Vec<Position> {
     let mut out = Vec::new();
     for v in registry.iter() {
         out.push(Position::new(v.clone()));
@@ -86,48 +78,4 @@ pub fn random_playout(mut pos: Position, plies: usize, seed: u64) -> Position {
         pos.play_unchecked(m);
     }
     pos
-}
-
-/// Totals of a bench run.
-#[derive(Clone, Copy, Debug)]
-pub struct BenchResult {
-    /// Nodes over all positions: the signature.
-    pub nodes: u64,
-    /// Nodes per second.
-    pub nps: u64,
-    /// Wall time.
-    pub time: Duration,
-}
-
-/// Runs the bench at `depth`, writing one line per position and the totals to `out`.
-///
-/// # Errors
-/// Only when writing fails.
-pub fn run(registry: &Registry, depth: u32, out: &mut impl Write) -> io::Result<BenchResult> {
-    let stop = AtomicBool::new(false);
-    let mut nodes = 0;
-    let mut time = Duration::ZERO;
-    for (i, pos) in positions(registry).iter().enumerate() {
-        let pool = SearchPool::new(PoolConfig { hash_mb: 16 });
-        let limits = Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        };
-        let r = pool.search(pos, &limits, &stop, &mut |_| {});
-        nodes += r.nodes;
-        time += r.time;
-        writeln!(
-            out,
-            "position {:>2} {:<8} nodes {:>10} depth {:>2} best {}",
-            i + 1,
-            pos.variant().name(),
-            r.nodes,
-            r.depth,
-            r.best_move
-                .map_or_else(|| "(none)".to_owned(), |m| pos.uci(m)),
-        )?;
-    }
-    let nps = (u128::from(nodes) * 1_000_000_000 / time.as_nanos().max(1)) as u64;
-    writeln!(out, "nodes {nodes} nps {nps}")?;
-    Ok(BenchResult { nodes, nps, time })
 }

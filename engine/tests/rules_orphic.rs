@@ -3,61 +3,28 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::BTreeSet;
-use std::sync::{Arc, LazyLock};
+mod common;
 
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use common::{all_moves, legal, letter_at, play, sq, variant};
 use proptest::prelude::*;
-use variant_engine::variant::builtin::ORPHIC_START;
-use variant_engine::variant::colour_right_bit;
 use variant_engine::{
     Color, GameStatus, Move, MoveKind, PieceKind, Position, Registry, Square, Termination, Variant,
-    divide, perft, perft_copy_make,
+    colour_right_bit, divide, perft, perft_copy_make,
 };
 
-/// One shared variant: positions compare equal only within the same `Arc<Variant>`.
-static ORPHIC: LazyLock<Arc<Variant>> =
-    LazyLock::new(|| Registry::builtin().get("orphic").unwrap());
-
 fn orphic() -> Arc<Variant> {
-    ORPHIC.clone()
+    variant("orphic")
 }
 
 fn pos(fen: &str) -> Position {
-    Position::from_fen(orphic(), fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
-}
-
-fn sq(s: &str) -> Square {
-    s.parse().unwrap()
+    common::pos("orphic", fen)
 }
 
 fn kind(letter: char) -> PieceKind {
     orphic().kind_by_letter(letter).unwrap()
-}
-
-fn legal(p: &Position, text: &str) -> bool {
-    p.parse_move(text).is_ok()
-}
-
-fn play(p: &mut Position, text: &str) {
-    let m = p
-        .parse_move(text)
-        .unwrap_or_else(|e| panic!("{text} in {}: {e}", p.fen()));
-    p.play(m);
-}
-
-fn texts(p: &Position) -> BTreeSet<String> {
-    p.legal_moves().into_iter().map(|m| p.uci(m)).collect()
-}
-
-/// Letter of the piece on `s` as in a FEN, or `None`.
-fn at(p: &Position, s: &str) -> Option<char> {
-    p.piece_at(sq(s)).map(|pc| {
-        let letter = p.variant().piece(pc.kind()).letter;
-        match pc.color() {
-            Color::White => letter,
-            Color::Black => letter.to_ascii_lowercase(),
-        }
-    })
 }
 
 const WHITE_LIGHT: u8 = colour_right_bit(Color::White, true);
@@ -69,9 +36,9 @@ const WHITE_DARK: u8 = colour_right_bit(Color::White, false);
 #[test]
 fn start_position_matches_the_rule_book() {
     let p = Position::new(orphic());
-    assert_eq!(p.fen(), ORPHIC_START);
+    assert_eq!(p.fen(), orphic().start_fen());
     assert_eq!(
-        ORPHIC_START,
+        orphic().start_fen(),
         "8/8/pppppppp/8/8/PPPPPPPP/8/8[QRRBBNNKqrrbbnnk] w LDld - 0 1"
     );
     for color in Color::ALL {
@@ -177,17 +144,17 @@ fn pieces_drop_on_every_empty_square() {
 #[test]
 fn drop_onto_friendly_pawn_relocates_it() {
     let mut p = Position::new(orphic());
-    play(&mut p, "N@e3,c2");
-    assert_eq!(at(&p, "e3"), Some('N'));
-    assert_eq!(at(&p, "c2"), Some('P'));
+    play(&mut p, &["N@e3,c2"]);
+    assert_eq!(letter_at(&p, "e3"), Some('N'));
+    assert_eq!(letter_at(&p, "c2"), Some('P'));
     assert_eq!(p.pocket_count(Color::White, kind('N')), 1);
     assert_eq!(
         p.fen(),
         "8/8/pppppppp/8/8/PPPPNPPP/2P5/8[QRRBBNKqrrbbnnk] b LDld - 0 1"
     );
-    play(&mut p, "n@d6,h5");
-    assert_eq!(at(&p, "d6"), Some('n'));
-    assert_eq!(at(&p, "h5"), Some('p'));
+    play(&mut p, &["n@d6,h5"]);
+    assert_eq!(letter_at(&p, "d6"), Some('n'));
+    assert_eq!(letter_at(&p, "h5"), Some('p'));
 }
 
 #[test]
@@ -291,8 +258,8 @@ fn relocation_leaves_the_drop_square_blocked() {
     assert_eq!(relocations, 23, "every empty square of ranks 2-4");
     // The knight now on e2 is pinned in its turn.
     let mut q = p.clone();
-    play(&mut q, "N@e2,a4");
-    play(&mut q, "h8g8");
+    play(&mut q, &["N@e2,a4"]);
+    play(&mut q, &["h8g8"]);
     assert!(
         q.legal_moves()
             .into_iter()
@@ -307,13 +274,13 @@ fn relocation_leaves_the_drop_square_blocked() {
 fn bishop_drop_uses_its_square_colour_right() {
     let mut p = Position::new(orphic());
     assert!(sq("c4").is_light() && !sq("c1").is_light() && !sq("a1").is_light());
-    play(&mut p, "B@c4");
+    play(&mut p, &["B@c4"]);
     assert_eq!(p.drop_rights() & (WHITE_LIGHT | WHITE_DARK), WHITE_DARK);
     assert!(p.fen().contains(" b Dld "), "{}", p.fen());
-    play(&mut p, "n@a5");
+    play(&mut p, &["n@a5"]);
     assert!(!legal(&p, "B@e4"), "light square right used");
     assert!(legal(&p, "B@d4"), "dark square right remains");
-    play(&mut p, "B@d4");
+    play(&mut p, &["B@d4"]);
     assert_eq!(p.drop_rights() & (WHITE_LIGHT | WHITE_DARK), 0);
 }
 
@@ -321,10 +288,10 @@ fn bishop_drop_uses_its_square_colour_right() {
 fn bishop_relocation_drop_uses_its_square_colour_right() {
     let mut p = Position::new(orphic());
     assert!(!sq("e3").is_light() && !sq("c3").is_light() && sq("d3").is_light());
-    play(&mut p, "B@e3,e2");
+    play(&mut p, &["B@e3,e2"]);
     assert_eq!(p.drop_rights() & (WHITE_LIGHT | WHITE_DARK), WHITE_LIGHT);
     assert!(p.fen().contains(" b Lld "), "{}", p.fen());
-    play(&mut p, "n@a5");
+    play(&mut p, &["n@a5"]);
     assert!(!legal(&p, "B@c3,c4"), "c3 is dark and its right is gone");
     assert!(!legal(&p, "B@d4"), "d4 is dark too");
     assert!(legal(&p, "B@d3,d4"), "d3 is light");
@@ -334,8 +301,8 @@ fn bishop_relocation_drop_uses_its_square_colour_right() {
 fn second_bishop_refused_on_used_colour_even_after_first_was_captured() {
     // White drops a bishop on a light square (right L gone) and Black captures it.
     let mut q = pos("4k3/7q/8/8/8/3P4/8/K7[BB] w LD - 0 1");
-    play(&mut q, "B@e4");
-    play(&mut q, "h7e4");
+    play(&mut q, &["B@e4"]);
+    play(&mut q, &["h7e4"]);
     assert_eq!(q.pocket_count(Color::White, kind('B')), 1);
     assert!(
         !legal(&q, "B@c4"),
@@ -351,18 +318,18 @@ fn second_bishop_refused_on_used_colour_even_after_first_was_captured() {
 #[test]
 fn promotion_to_bishop_does_not_touch_rights() {
     let mut p = pos("7k/1P6/8/8/8/8/8/4K3[B] w LD - 0 1");
-    play(&mut p, "b7b8b");
+    play(&mut p, &["b7b8b"]);
     assert_eq!(p.drop_rights(), WHITE_LIGHT | WHITE_DARK);
     assert!(p.fen().contains(" LD "));
-    play(&mut p, "h8g7");
+    play(&mut p, &["h8g7"]);
     assert!(legal(&p, "B@c4") && legal(&p, "B@d4"));
 }
 
 #[test]
 fn captured_pieces_never_return_to_the_pocket() {
     let mut p = pos("4k3/8/8/8/8/8/q7/4K3[Rr] w - - 0 1");
-    play(&mut p, "R@a3");
-    play(&mut p, "a2a3");
+    play(&mut p, &["R@a3"]);
+    play(&mut p, &["a2a3"]);
     assert_eq!(p.pocket_count(Color::White, kind('R')), 0);
     assert_eq!(p.pocket_count(Color::Black, kind('R')), 1);
     assert_eq!(p.pocket_count(Color::Black, kind('Q')), 0);
@@ -381,7 +348,7 @@ fn king_drop_only_on_first_rank_while_other_pieces_remain() {
     assert!(!legal(&p, "K@e4"));
     assert!(!legal(&p, "K@e3,e2"), "onto a pawn while pieces remain");
     let mut b = p.clone();
-    play(&mut b, "N@a5");
+    play(&mut b, &["N@a5"]);
     assert!(legal(&b, "K@e8"));
     assert!(!legal(&b, "K@e7"), "rank 7 for Black while pieces remain");
     assert!(!legal(&b, "K@e1"), "White's first rank is not Black's");
@@ -397,9 +364,9 @@ fn last_reserve_king_drops_anywhere_including_onto_a_pawn() {
     assert!(!legal(&p, "K@e3,e5"), "relocation ranks still apply");
     assert!(!legal(&p, "K@d7"), "next to the enemy king");
     let mut q = p.clone();
-    play(&mut q, "K@e3,c2");
+    play(&mut q, &["K@e3,c2"]);
     assert_eq!(q.royal_square(Color::White), Some(sq("e3")));
-    assert_eq!(at(&q, "c2"), Some('P'));
+    assert_eq!(letter_at(&q, "c2"), Some('P'));
     // Every empty square not attacked by Black, plus the relocation drops.
     let plain = p
         .legal_moves()
@@ -442,7 +409,7 @@ fn relocated_pawn_can_block_a_king_drop_check() {
 #[test]
 fn pawn_pushes_and_quiet_piece_moves_refused_before_king_is_down() {
     let p = pos("4k3/8/8/3p4/8/2N1P3/P7/8[KQ] w - - 0 1");
-    let moves = texts(&p);
+    let moves = all_moves(&p);
     assert!(!moves.contains("e3e4"), "pawn push");
     assert!(
         !moves.contains("a2a3") && !moves.contains("a2a4"),
@@ -459,9 +426,9 @@ fn pawn_pushes_and_quiet_piece_moves_refused_before_king_is_down() {
     assert_eq!(board_moves, vec!["c3d5".to_owned()]);
     // After the king is down, the same pieces move freely.
     let mut q = p.clone();
-    play(&mut q, "K@e1");
-    play(&mut q, "d5d4");
-    let moves = texts(&q);
+    play(&mut q, &["K@e1"]);
+    play(&mut q, &["d5d4"]);
+    let moves = all_moves(&q);
     for m in ["e3e4", "a2a3", "a2a4", "c3b5", "e3d4"] {
         assert!(moves.contains(m), "{m}");
     }
@@ -470,20 +437,20 @@ fn pawn_pushes_and_quiet_piece_moves_refused_before_king_is_down() {
 #[test]
 fn en_passant_allowed_before_king_is_down() {
     let mut p = pos("4k3/3p4/8/4P3/8/8/8/8[Kq] b - - 0 1");
-    play(&mut p, "d7d5");
+    play(&mut p, &["d7d5"]);
     assert_eq!(p.en_passant_square(), Some(sq("d6")));
-    let moves = texts(&p);
+    let moves = all_moves(&p);
     assert!(moves.contains("e5d6"), "en passant is a capture");
     assert!(!moves.contains("e5e6"), "a push is not");
-    play(&mut p, "e5d6");
-    assert_eq!(at(&p, "d5"), None);
-    assert_eq!(at(&p, "d6"), Some('P'));
+    play(&mut p, &["e5d6"]);
+    assert_eq!(letter_at(&p, "d5"), None);
+    assert_eq!(letter_at(&p, "d6"), Some('P'));
 }
 
 #[test]
 fn capturing_promotion_allowed_before_king_is_down() {
     let p = pos("k6r/6P1/8/8/8/8/8/8[K] w - - 0 1");
-    let moves = texts(&p);
+    let moves = all_moves(&p);
     for k in ['q', 'r', 'b', 'n'] {
         assert!(moves.contains(&format!("g7h8{k}")), "capture promotion {k}");
         assert!(!moves.contains(&format!("g7g8{k}")), "quiet promotion {k}");
@@ -497,7 +464,7 @@ fn side_without_king_is_never_in_check_but_gives_check() {
     assert!(!p.in_check());
     // White's rook (no white king on the board) gives check along the 8th rank.
     let mut q = pos("r3k3/8/8/8/8/8/8/R7[Kq] w - - 0 1");
-    play(&mut q, "a1a8");
+    play(&mut q, &["a1a8"]);
     assert!(q.in_check(), "a kingless side's piece still gives check");
     assert!(!legal(&q, "Q@b1"), "Black must answer the check");
     assert!(legal(&q, "Q@b8") && legal(&q, "e8e7"));
@@ -509,12 +476,12 @@ fn side_without_king_is_never_in_check_but_gives_check() {
 #[test]
 fn pawn_double_step_only_from_second_rank() {
     let p = pos("4k3/8/8/8/8/3P4/4P3/4K3[] w - - 0 1");
-    let moves = texts(&p);
+    let moves = all_moves(&p);
     assert!(moves.contains("e2e4"), "rank 2 double step");
     assert!(moves.contains("d3d4"));
     assert!(!moves.contains("d3d5"), "no double step from rank 3");
     let b = pos("4k3/4p3/3p4/8/8/8/8/4K3[] b - - 0 1");
-    let moves = texts(&b);
+    let moves = all_moves(&b);
     assert!(moves.contains("e7e5"));
     assert!(!moves.contains("d6d4"));
 }
@@ -523,19 +490,19 @@ fn pawn_double_step_only_from_second_rank() {
 fn en_passant_after_double_step_from_relocation() {
     // Relocate the a3 pawn to e2, then double-step it past the d4 pawn.
     let mut p = pos("4k3/8/8/8/3p4/P7/8/4K3[N] w - - 0 1");
-    play(&mut p, "N@a3,e2");
-    play(&mut p, "e8d8");
-    play(&mut p, "e2e4");
+    play(&mut p, &["N@a3,e2"]);
+    play(&mut p, &["e8d8"]);
+    play(&mut p, &["e2e4"]);
     assert_eq!(p.en_passant_square(), Some(sq("e3")));
-    assert!(texts(&p).contains("d4e3"));
-    play(&mut p, "d4e3");
-    assert_eq!(at(&p, "e4"), None);
+    assert!(all_moves(&p).contains("d4e3"));
+    play(&mut p, &["d4e3"]);
+    assert_eq!(letter_at(&p, "e4"), None);
 }
 
 #[test]
 fn promotion_on_last_rank_to_q_r_b_n() {
     let p = pos("7k/P7/8/8/8/8/8/4K3[] w - - 0 1");
-    let promos: BTreeSet<String> = texts(&p)
+    let promos: BTreeSet<String> = all_moves(&p)
         .into_iter()
         .filter(|m| m.starts_with("a7"))
         .collect();
@@ -552,11 +519,11 @@ fn promotion_on_last_rank_to_q_r_b_n() {
 #[test]
 fn every_drop_resets_the_fifty_move_clock() {
     let mut p = pos("4k3/8/8/8/8/4P3/8/4K3[NN] w - - 37 30");
-    play(&mut p, "N@a4");
+    play(&mut p, &["N@a4"]);
     assert_eq!(p.halfmove_clock(), 0);
-    play(&mut p, "e8d8");
+    play(&mut p, &["e8d8"]);
     assert_eq!(p.halfmove_clock(), 1);
-    play(&mut p, "N@e3,e2");
+    play(&mut p, &["N@e3,e2"]);
     assert_eq!(p.halfmove_clock(), 0, "relocation drops too");
 }
 
@@ -583,7 +550,7 @@ fn threefold_repetition_and_drops_are_irreversible() {
     for m in [
         "e1d1", "e8d8", "d1e1", "d8e8", "e1d1", "e8d8", "d1e1", "d8e8",
     ] {
-        play(&mut p, m);
+        play(&mut p, &[m]);
     }
     assert_eq!(p.repetitions(), 3);
     assert_eq!(
@@ -595,8 +562,8 @@ fn threefold_repetition_and_drops_are_irreversible() {
     );
     // A drop is irreversible, so positions before it never count again.
     let mut q = pos("4k3/8/8/8/8/8/8/4K3[Bb] w LDld - 0 1");
-    play(&mut q, "e1d1");
-    play(&mut q, "B@a6");
+    play(&mut q, &["e1d1"]);
+    play(&mut q, &["B@a6"]);
     assert_eq!(q.repetitions(), 1);
 }
 
@@ -692,7 +659,7 @@ fn start_position_has_712_moves_derived_by_category() {
         .collect();
     let pawns: BTreeSet<Square> = size
         .squares()
-        .filter(|&s| at(&p, s.to_string().as_str()) == Some('P'))
+        .filter(|&s| letter_at(&p, s.to_string().as_str()) == Some('P'))
         .collect();
     // Relocation targets: empty squares of ranks 2-4 (index 1..=3).
     let relocation: BTreeSet<Square> = empty
@@ -1054,7 +1021,7 @@ fn playouts_get_through_the_drop_phase_into_the_middlegame() {
 
 #[test]
 fn generators_agree_with_reference_on_fixed_positions() {
-    let mut fens = vec![ORPHIC_START.to_owned()];
+    let mut fens = vec![orphic().start_fen().to_owned()];
     fens.extend(MIDDLEGAMES.iter().map(|f| (*f).to_owned()));
     fens.extend(
         [

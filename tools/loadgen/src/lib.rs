@@ -1,4 +1,8 @@
-//! `variant-service loadgen`: a gRPC load generator for this service (and the cluster test).
+//! `variant-loadgen`: a gRPC load generator for the chess-variant service (and the cluster test).
+//!
+//! A client of the API crate only: it never links the server. The binary (`main.rs`) parses
+//! [`LoadgenArgs`] and prints what [`run`] returns; tests call [`run`] against a server of their
+//! own.
 //!
 //! Two modes: a **closed loop** (`--concurrency N` workers, each with one request in flight,
 //! measuring what the server sustains) and an **open loop** (`--rate R` requests per second on a
@@ -27,7 +31,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use clap::{Args, ValueEnum};
+use clap::{Parser, ValueEnum};
 use hdrhistogram::Histogram;
 use serde_json::{Value, json};
 use tokio::{sync::Semaphore, task::JoinSet};
@@ -37,9 +41,10 @@ use tonic::{
     transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity},
 };
 
-use variant_engine::rng::SplitMix64;
-
-use crate::proto::{self as pb, game_engine_client::GameEngineClient};
+use variant_api::{
+    self as pb, fields::legal_moves_response as field, game_engine_client::GameEngineClient,
+};
+use variant_engine::SplitMix64;
 
 /// Longest run allowed (`--duration`).
 const MAX_DURATION_SECS: f64 = 600.0;
@@ -163,13 +168,13 @@ pub struct LegalMovesTally {
 
 impl LegalMovesTally {
     /// The same tally of an answer decoded in full (`--decode full`).
-    pub fn of(answer: &crate::wire::LegalMovesResponse) -> Self {
+    pub fn of(answer: &pb::LegalMovesResponse) -> Self {
         LegalMovesTally {
-            moves: answer.moves.len(),
-            uci_moves: answer.uci_moves.len(),
-            without_text: answer.moves.iter().filter(|m| m.uci.is_empty()).count()
-                + answer.uci_moves.iter().filter(|t| t.is_empty()).count(),
-            status: answer.status,
+            moves: answer.moves().len(),
+            uci_moves: answer.uci_moves().len(),
+            without_text: answer.moves().iter().filter(|m| m.uci.is_empty()).count()
+                + answer.uci_moves().iter().filter(|t| t.is_empty()).count(),
+            status: answer.status().copied(),
             ..LegalMovesTally::default()
         }
     }
@@ -196,23 +201,22 @@ impl prost::Message for LegalMovesTally {
         ctx: prost::encoding::DecodeContext,
     ) -> Result<(), prost::DecodeError> {
         use prost::encoding::{message, skip_field, string};
-        // Field numbers of `LegalMovesResponse` in `proto/`.
         match tag {
-            1 => {
+            field::MOVES => {
                 self.scratch_move.clear();
                 message::merge(wire_type, &mut self.scratch_move, buf, ctx)?;
                 self.moves += 1;
                 self.without_text += usize::from(self.scratch_move.uci.is_empty());
                 Ok(())
             }
-            2 => string::merge(wire_type, &mut self.fen, buf, ctx),
-            3 => message::merge(
+            field::FEN => string::merge(wire_type, &mut self.fen, buf, ctx),
+            field::STATUS => message::merge(
                 wire_type,
                 self.status.get_or_insert_with(Default::default),
                 buf,
                 ctx,
             ),
-            4 => {
+            field::UCI_MOVES => {
                 string::merge(wire_type, &mut self.scratch_text, buf, ctx)?;
                 self.uci_moves += 1;
                 self.without_text += usize::from(self.scratch_text.is_empty());
@@ -277,8 +281,13 @@ impl Mix {
     }
 }
 
-/// Flags of `variant-service loadgen`.
-#[derive(Debug, Clone, Args)]
+/// Flags of `variant-loadgen`.
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "variant-loadgen",
+    version,
+    about = "Sends load to a variant-service and prints latency percentiles and status counts"
+)]
 pub struct LoadgenArgs {
     /// Server URL (http:// or https://).
     #[arg(long, default_value = "http://127.0.0.1:50051")]
@@ -654,7 +663,7 @@ async fn samples(
                     .await
                     .map_err(setup)?
                     .into_inner()
-                    .moves
+                    .into_moves()
                     .into_iter()
                     .map(|m| m.uci)
                     .collect();
@@ -1081,18 +1090,40 @@ pub async fn run(args: &LoadgenArgs) -> Result<Summary, LoadgenError> {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser as _;
+    use variant_api::{EncodedMoves, EncodedTexts, MoveRecord};
+    use variant_engine::{Position, Registry};
 
     use super::*;
-    use crate::{Cli, Command};
 
     fn parse(args: &[&str]) -> LoadgenArgs {
-        let mut argv = vec!["variant-service", "loadgen"];
+        let mut argv = vec!["variant-loadgen"];
         argv.extend_from_slice(args);
-        match Cli::parse_from(argv).command {
-            Some(Command::Loadgen(args)) => *args,
-            other => panic!("not loadgen: {other:?}"),
+        LoadgenArgs::parse_from(argv)
+    }
+
+    /// An answer as a server writes it for Orphic's start position (712 moves): each move with
+    /// its text and destination, or with `MOVE_DETAIL_UCI` the texts only; and the move count.
+    fn orphic_answer(detail: pb::MoveDetail) -> (pb::LegalMovesResponse, usize) {
+        let orphic = Position::new(Registry::builtin().get("orphic").expect("orphic"));
+        let legal: Vec<(String, &str)> = orphic
+            .legal_moves()
+            .into_iter()
+            .map(|m| (orphic.uci(m), m.to().name()))
+            .collect();
+        let (mut moves, mut texts) = (EncodedMoves::default(), EncodedTexts::default());
+        for (uci, to) in &legal {
+            match detail {
+                pb::MoveDetail::Uci => texts.push(uci),
+                pb::MoveDetail::Full | pb::MoveDetail::Unspecified => moves.push(&MoveRecord {
+                    uci,
+                    to,
+                    ..MoveRecord::default()
+                }),
+            }
         }
+        let status = pb::GameStatus::default();
+        let answer = pb::LegalMovesResponse::encoded(orphic.fen(), status, moves, texts);
+        (answer, legal.len())
     }
 
     #[test]
@@ -1170,10 +1201,7 @@ mod tests {
     #[test]
     fn lean_read_checks_legal_moves_answers() {
         use prost::Message as _;
-        use variant_engine::{Position, Registry};
-        let orphic = Position::new(Registry::builtin().get("orphic").expect("orphic"));
-        let count = orphic.legal_moves().len();
-        let full = crate::convert::legal_moves_response(&orphic, pb::MoveDetail::Full);
+        let (full, count) = orphic_answer(pb::MoveDetail::Full);
         let tally = LegalMovesTally::decode(full.encode_to_vec().as_slice()).expect("decodes");
         assert_eq!(
             (tally.moves, tally.uci_moves, tally.without_text),
@@ -1181,8 +1209,8 @@ mod tests {
         );
         assert!(tally.is_right(pb::MoveDetail::Full, count));
         assert!(!tally.is_right(pb::MoveDetail::Full, count - 1));
-        let decoded = crate::wire::LegalMovesResponse::decode(full.encode_to_vec().as_slice())
-            .expect("decodes");
+        let decoded =
+            pb::LegalMovesResponse::decode(full.encode_to_vec().as_slice()).expect("decodes");
         let of_full = LegalMovesTally::of(&decoded);
         assert_eq!(
             (of_full.moves, of_full.uci_moves, of_full.without_text),
@@ -1191,17 +1219,21 @@ mod tests {
         assert!(of_full.is_right(pb::MoveDetail::Full, count));
         assert!(!tally.is_right(pb::MoveDetail::Uci, count));
 
-        let texts = crate::convert::legal_moves_response(&orphic, pb::MoveDetail::Uci);
+        let (texts, _) = orphic_answer(pb::MoveDetail::Uci);
         let tally = LegalMovesTally::decode(texts.encode_to_vec().as_slice()).expect("decodes");
         assert!(tally.is_right(pb::MoveDetail::Uci, count));
 
         // A move without its text, and a record cut short.
-        let mut bad = crate::wire::LegalMovesResponse::default();
-        bad.moves.push(pb::Move {
+        let no_text = pb::Move {
             san: "e4".into(),
             ..pb::Move::default()
-        });
-        bad.status = full.status;
+        };
+        let bad = pb::LegalMovesResponse::from_messages(
+            vec![no_text],
+            String::new(),
+            full.status().copied(),
+            Vec::new(),
+        );
         let tally = LegalMovesTally::decode(bad.encode_to_vec().as_slice()).expect("decodes");
         assert_eq!(tally.without_text, 1);
         assert!(!tally.is_right(pb::MoveDetail::Full, 1));

@@ -1,20 +1,24 @@
-//! Decima's rules (RULES.md §2, contest version), called from the [`RuleSet::Decima`] arms.
+//! Decima's rules (RULES.md §2, contest version), called from the [`RuleSet::Decima`] arms of
+//! `rules/mod.rs`: the turn-start results, "check" by ten points and its relieving captures,
+//! suicide captures on the enemy's tenth rank, the last-unit rules, and the quiet moves
+//! quiescence must not skip.
 //!
-//! Kept apart from `rules.rs` so that the rule enum stays a table of one-line arms. Nothing
-//! here is cached: the score is a sum over at most ten squares, cheaper than keeping it up to
-//! date in make/unmake for every variant.
+//! Nothing here is cached: the score is a sum over at most ten squares, cheaper than keeping it
+//! up to date in make/unmake for every variant.
 //!
 //! The hooks called once per node are `#[inline(never)]`: inlined, they grew the shared
 //! generator enough to cost the standard variants about 1.4% of perft instructions
 //! (callgrind, Opulent perft 4); out of line they cost Decima one call per node.
 //!
-//! [`RuleSet::Decima`]: crate::variant::RuleSet::Decima
+//! [`RuleSet::Decima`]: crate::RuleSet::Decima
 
+use crate::bitboard::Bitboard;
 use crate::geometry::Square;
 use crate::moves::{Move, MoveKind};
+use crate::outcome::{GameStatus, Termination};
 use crate::piece::Color;
 use crate::position::Position;
-use crate::status::{GameStatus, Termination};
+use crate::rules::QuietHook;
 
 /// Points on one's tenth rank that win at the start of one's turn, and give "check" when a
 /// move reaches them.
@@ -98,4 +102,32 @@ pub(crate) fn allows(pos: &Position, m: Move) -> bool {
     !(suicide
         && !pos.pieces_by_color(us).more_than_one()
         && pos.pieces_by_color(!us).more_than_one())
+}
+
+/// Quiescence's hook: moves onto the tenth rank change a side's score, and reaching ten
+/// points is "check", so quiescence searches them although they are quiet.
+pub(crate) const QUIET_HOOK: QuietHook = QuietHook {
+    squares: quiet_hook_squares,
+    keep: quiet_hook_keeps,
+};
+
+/// The empty squares of the mover's tenth rank. Captures there are kept anyway, and a
+/// pawn reaching it promotes, so only piece moves are new.
+fn quiet_hook_squares(pos: &Position) -> Bitboard {
+    let v = pos.variant();
+    let side = pos.side_to_move();
+    let tenth = Bitboard::rank(side.relative_rank(v.ranks() - 1, v.ranks()), v.files());
+    tenth & !pos.occupied()
+}
+
+/// Every move onto the tenth rank from off it (a move along the rank leaves the score
+/// as it is). Each one changes a side's score, the term the evaluation weighs most, and the
+/// ones that reach ten points are "check", which the opponent must answer by a capture at
+/// once; a stand-pat score that ignores them is wrong by a game. There are few such moves
+/// per node (the squares filter drops the rest in bulk), and a piece enters the rank once, so
+/// quiescence stays finite.
+fn quiet_hook_keeps(pos: &Position, m: Move) -> bool {
+    let ranks = pos.variant().ranks();
+    m.from()
+        .is_some_and(|from| from.rank() != pos.side_to_move().relative_rank(ranks - 1, ranks))
 }

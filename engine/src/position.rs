@@ -1,11 +1,11 @@
-//! `Position`: a legal position of one variant, with make/unmake and incremental hashing.
+//! `Position`: the state of a game of one variant (board, pockets, rights, clocks, hash and the
+//! history of moves played) and the attack queries on it.
 //!
-//! Positions come only from [`Position::new`] (the variant's start) or [`Position::from_fen`],
-//! which validates; moves are applied with [`Position::play`] and taken back with
-//! [`Position::unmake`]. The history of applied moves is kept for unmake and repetition.
-
-pub(crate) mod make;
-pub mod zobrist;
+//! This file knows no rules beyond the variant's data. The code that applies them is above it:
+//! positions come only from [`Position::new`] (the variant's start) or [`Position::from_fen`],
+//! which validates (`notation/fen.rs`); moves are generated in `movegen.rs`, applied with
+//! [`Position::play`] and taken back with [`Position::unmake`] (`make.rs`), and the game status
+//! is in `status.rs`. The history of applied moves is kept for unmake and repetition.
 
 use std::sync::Arc;
 
@@ -57,15 +57,6 @@ pub struct Position {
     pub(crate) history: Vec<Undo>,
 }
 
-impl std::fmt::Debug for Position {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Position")
-            .field("variant", &self.variant.name())
-            .field("fen", &self.fen())
-            .finish_non_exhaustive()
-    }
-}
-
 impl PartialEq for Position {
     /// Same variant, same FEN state and same hash; history is not compared.
     fn eq(&self, other: &Self) -> bool {
@@ -83,19 +74,6 @@ impl PartialEq for Position {
 }
 
 impl Position {
-    /// The start position of `variant`.
-    ///
-    /// # Examples
-    /// ```
-    /// use variant_engine::{Position, Registry};
-    /// let pos = Position::new(Registry::builtin().get("soho").unwrap());
-    /// assert_eq!(pos.legal_moves().len(), 48);
-    /// ```
-    pub fn new(variant: Arc<Variant>) -> Self {
-        let fen = variant.start_fen().to_owned();
-        Self::from_fen(variant, &fen).expect("built-in start positions are valid")
-    }
-
     pub(crate) fn empty(variant: Arc<Variant>) -> Self {
         Self {
             variant,
@@ -362,4 +340,34 @@ impl Position {
             _ => false,
         }
     }
+
+    /// True when the side to move has a royal king that is attacked.
+    pub(crate) fn king_attacked(&self) -> bool {
+        match self.royal_square(self.side) {
+            Some(k) => self.is_attacked(k, self.occupied(), self.by_color[!self.side], !self.side),
+            None => false,
+        }
+    }
+
+    /// Rook squares (from, to) for a castling king move.
+    pub(crate) fn castling_rook(
+        &self,
+        color: Color,
+        king_from: Square,
+        king_to: Square,
+    ) -> (Square, Square) {
+        let c = self
+            .variant
+            .castling
+            .as_ref()
+            .expect("castling move in a variant with castling")[color];
+        let wing = usize::from(king_to > king_from);
+        (c.rook_from[wing], c.rook_to[wing])
+    }
+}
+
+/// The square of the pawn captured en passant by `capturer` landing on `to`.
+#[inline]
+pub(crate) fn ep_victim(to: Square, capturer: Color) -> Square {
+    Square::new((to.index() as i32 - 10 * i32::from(capturer.forward())) as u8)
 }

@@ -1,5 +1,9 @@
 //! In-process request handling for the `request` fuzz target (`fuzz/fuzz_targets/request.rs`).
 //!
+//! Fuzz-only code, kept out of the server. Two crates include this file with `#[path]`: the
+//! fuzz target, and the service's `tests/fuzz_request.rs`, so that its test below runs in the
+//! ordinary test suite (the fuzz crate is outside the workspace).
+//!
 //! [`handle_request`] decodes arbitrary bytes as each request message the server accepts and runs
 //! every message that decodes through the same validation, conversion and engine calls as the
 //! gRPC handlers in `api.rs`, minus the transport. Searches are capped at a few hundred nodes and
@@ -10,9 +14,9 @@ use std::sync::{LazyLock, Mutex, PoisonError, atomic::AtomicBool};
 
 use prost::Message as _;
 use tonic::Status;
-use variant_engine::{PoolConfig, Registry, SearchPool, divide, perft};
+use variant_engine::{Registry, Searcher, SearcherConfig, divide, perft};
 
-use crate::{
+use variant_service::{
     config::Config,
     convert::{self, Caps, Game},
     proto as pb,
@@ -34,13 +38,13 @@ static CAPS: LazyLock<Caps> = LazyLock::new(|| {
     caps.default_threads = 1;
     caps
 });
-static SEARCH: LazyLock<Mutex<SearchPool>> =
-    LazyLock::new(|| Mutex::new(SearchPool::new(PoolConfig { hash_mb: 1 })));
+static SEARCH: LazyLock<Mutex<Searcher>> =
+    LazyLock::new(|| Mutex::new(Searcher::new(SearcherConfig { hash_mb: 1 })));
 
 /// Decodes `data` as `LegalMovesRequest`, `ApplyMoveRequest`, `BestMoveRequest` and
 /// `PerftRequest` in turn and handles every one that decodes. Returns how many were answered
 /// without an error (useful to see that the corpus reaches the engine).
-pub fn handle_request(data: &[u8]) -> usize {
+pub(crate) fn handle_request(data: &[u8]) -> usize {
     let mut answered = 0;
     if let Ok(request) = pb::LegalMovesRequest::decode(data) {
         answered += usize::from(legal_moves(request).is_ok());
@@ -72,7 +76,7 @@ fn apply_move(request: pb::ApplyMoveRequest) -> Result<pb::ApplyMoveResponse, St
     Ok(pb::ApplyMoveResponse {
         position: Some(game.to_proto()),
         fen: game.position.fen(),
-        r#move: Some(description.into()),
+        r#move: Some(convert::move_message(description)),
         status: Some(convert::status(&game.position)),
     })
 }
@@ -81,7 +85,7 @@ fn apply_move(request: pb::ApplyMoveRequest) -> Result<pb::ApplyMoveResponse, St
 fn best_move(request: pb::BestMoveRequest) -> Result<pb::BestMoveResponse, Status> {
     let pb::BestMoveRequest { position, limits } = request;
     let pos = Game::from_proto(&REGISTRY, &CAPS, position)?.position;
-    let mut limits = convert::limits(&CAPS, limits)?;
+    let (mut limits, options) = convert::limits(&CAPS, limits)?;
     // Nodes, not time, bound the search: deterministic and fast whatever the request asked.
     limits.nodes = Some(
         limits
@@ -91,7 +95,13 @@ fn best_move(request: pb::BestMoveRequest) -> Result<pb::BestMoveResponse, Statu
     limits.movetime = None;
     limits.threads = 1;
     let search = SEARCH.lock().unwrap_or_else(PoisonError::into_inner);
-    let result = search.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+    let result = search.search(
+        &pos,
+        &limits,
+        &options,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    );
     Ok(convert::best_move(&pos, &result))
 }
 

@@ -9,18 +9,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::eval::{Acc, Evaluator, PawnCache};
 use crate::geometry::Square;
-use crate::moves::Move;
-use crate::moves::MoveKind;
+use crate::moves::{Move, MoveKind};
 use crate::piece::Piece;
-use crate::position::Position;
-use crate::position::make::ep_victim;
-use crate::search::Features;
-use crate::search::ordering::{History, ScoredMove};
+use crate::position::{Position, ep_victim};
+use crate::search::history::{FROM_SLOTS, History, ScoredMove};
+use crate::search::lmr::LmrTable;
+use crate::search::options::Features;
 use crate::search::time::TimeManager;
-use crate::tt::TranspositionTable;
+use crate::search::tt::TranspositionTable;
 
 /// Deepest ply a search reaches (the PV table and per-ply stacks have this many rows).
-pub const MAX_PLY: usize = 128;
+pub(crate) const MAX_PLY: usize = 128;
 
 /// Node counts are flushed to the shared counter in batches of this size, so threads do not
 /// fight over one cache line; the stop check runs at the same rate.
@@ -32,75 +31,75 @@ const HELPER_STACK: usize = 16 << 20;
 
 /// State shared by all threads of one search.
 #[derive(Debug)]
-pub struct Shared<'a> {
+pub(crate) struct Shared<'a> {
     /// The transposition table.
-    pub tt: &'a TranspositionTable,
+    pub(crate) tt: &'a TranspositionTable,
     /// Evaluation tables for the variant.
-    pub evaluator: Evaluator,
+    pub(crate) evaluator: Evaluator,
     /// Stop conditions.
-    pub time: TimeManager,
+    pub(crate) time: TimeManager,
     /// The caller's stop flag.
-    pub stop: &'a AtomicBool,
+    pub(crate) stop: &'a AtomicBool,
     /// Set by the main thread when it is done, to stop the helpers.
-    pub abort: AtomicBool,
+    pub(crate) abort: AtomicBool,
     /// Nodes searched by all threads (flushed in batches).
-    pub nodes: AtomicU64,
+    pub(crate) nodes: AtomicU64,
     /// Search features in use.
-    pub features: Features,
+    pub(crate) features: Features,
     /// Late-move reduction table.
-    pub lmr: Vec<[u8; crate::search::alphabeta::LMR_SIZE]>,
+    pub(crate) lmr: LmrTable,
 }
 
 /// One root move and what the last search of it found.
 #[derive(Clone, Debug)]
-pub struct RootMove {
+pub(crate) struct RootMove {
     /// The move.
-    pub mv: Move,
+    pub(crate) mv: Move,
     /// Score of the current iteration (`-INF` when it failed low).
-    pub score: i32,
+    pub(crate) score: i32,
     /// Score of the last completed iteration.
-    pub prev_score: i32,
+    pub(crate) prev_score: i32,
     /// Principal variation starting with `mv`.
-    pub pv: Vec<Move>,
+    pub(crate) pv: Vec<Move>,
     /// Selective depth reached.
-    pub seldepth: usize,
+    pub(crate) seldepth: usize,
 }
 
 /// Per-thread search state. Aligned to a cache line so threads' hot fields never share one.
 #[repr(align(64))]
 #[derive(Debug)]
-pub struct ThreadData<'a> {
+pub(crate) struct ThreadData<'a> {
     /// Thread index; 0 is the main thread.
-    pub id: usize,
+    pub(crate) id: usize,
     /// This thread's copy of the position.
-    pub pos: Position,
+    pub(crate) pos: Position,
     /// The shared state.
-    pub shared: &'a Shared<'a>,
+    pub(crate) shared: &'a Shared<'a>,
     /// Nodes this thread searched.
-    pub nodes: u64,
+    pub(crate) nodes: u64,
     unflushed: u64,
     /// Deepest ply reached in the current iteration.
-    pub seldepth: usize,
+    pub(crate) seldepth: usize,
     /// Set once the search must unwind.
-    pub stopped: bool,
+    pub(crate) stopped: bool,
     /// Two killer moves per ply.
-    pub killers: Vec<[Option<Move>; 2]>,
+    pub(crate) killers: Vec<[Option<Move>; 2]>,
     /// Butterfly history.
-    pub history: History,
+    pub(crate) history: History,
     /// Triangular PV table.
-    pub pv: Vec<[Option<Move>; MAX_PLY]>,
+    pub(crate) pv: Vec<[Option<Move>; MAX_PLY]>,
     /// PV length per ply.
-    pub pv_len: [usize; MAX_PLY],
+    pub(crate) pv_len: [usize; MAX_PLY],
     /// Static evaluation per ply (for the "improving" heuristic).
-    pub eval_stack: [i32; MAX_PLY],
+    pub(crate) eval_stack: [i32; MAX_PLY],
     /// Reusable move lists, one per ply.
-    pub lists: Vec<Vec<ScoredMove>>,
+    pub(crate) lists: Vec<Vec<ScoredMove>>,
     /// Root moves, best first.
-    pub root_moves: Vec<RootMove>,
+    pub(crate) root_moves: Vec<RootMove>,
     /// Depth of the iteration being searched.
-    pub root_depth: i32,
+    pub(crate) root_depth: i32,
     /// Depth of the last completed iteration.
-    pub completed_depth: u32,
+    pub(crate) completed_depth: u32,
     /// Incremental evaluation sums, one per position on the current line.
     acc: Vec<Acc>,
     /// Whether the side to move is in check, one per position on the current line.
@@ -111,7 +110,7 @@ pub struct ThreadData<'a> {
 
 impl<'a> ThreadData<'a> {
     /// Fresh state for thread `id` searching `pos`.
-    pub fn new(
+    pub(crate) fn new(
         id: usize,
         pos: Position,
         shared: &'a Shared<'a>,
@@ -126,7 +125,7 @@ impl<'a> ThreadData<'a> {
             seldepth: 0,
             stopped: false,
             killers: vec![[None; 2]; MAX_PLY + 1],
-            history: vec![[0; 100]; 2 * crate::search::ordering::FROM_SLOTS],
+            history: vec![[0; 100]; 2 * FROM_SLOTS],
             pv: vec![[None; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY],
             eval_stack: [0; MAX_PLY],
@@ -141,7 +140,7 @@ impl<'a> ThreadData<'a> {
     }
 
     /// Resets the line stacks to the current position (the search root).
-    pub fn reset_root(&mut self) {
+    pub(crate) fn reset_root(&mut self) {
         self.acc.clear();
         self.acc.push(self.shared.evaluator.accumulate(&self.pos));
         self.checks.clear();
@@ -150,13 +149,13 @@ impl<'a> ThreadData<'a> {
 
     /// True when the side to move is in check (computed once per position on the line).
     #[inline]
-    pub fn in_check(&self) -> bool {
+    pub(crate) fn in_check(&self) -> bool {
         self.checks.last().copied().unwrap_or(false)
     }
 
     /// Static evaluation of the current position.
     #[inline]
-    pub fn evaluate(&mut self) -> i32 {
+    pub(crate) fn evaluate(&mut self) -> i32 {
         let ev = &self.shared.evaluator;
         match self.acc.last() {
             Some(acc) => ev.evaluate_acc(&self.pos, acc, Some(&mut self.pawn_cache)),
@@ -167,7 +166,7 @@ impl<'a> ThreadData<'a> {
     /// Plays `m`, updating the evaluation sums from the squares the move touches; returns
     /// whether the move gives check.
     #[inline]
-    pub fn play(&mut self, m: Move) -> bool {
+    pub(crate) fn play(&mut self, m: Move) -> bool {
         let us = self.pos.side;
         let mut touched = [Square::new(0); 4];
         let mut n = 0;
@@ -242,23 +241,34 @@ impl<'a> ThreadData<'a> {
         check
     }
 
+    /// Sets the PV at `ply` to `m` followed by the child's PV.
+    #[inline]
+    pub(crate) fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = Some(m);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
     /// Takes back the last move played with [`ThreadData::play`].
     #[inline]
-    pub fn unmake(&mut self) {
+    pub(crate) fn unmake(&mut self) {
         self.pos.unmake();
         self.acc.pop();
         self.checks.pop();
     }
 
     /// Records a null move on the line stacks (the board does not change).
-    pub fn push_null(&mut self) {
+    pub(crate) fn push_null(&mut self) {
         let acc = self.acc.last().copied().unwrap_or_default();
         self.acc.push(acc);
         self.checks.push(false);
     }
 
     /// Takes a null move off the line stacks.
-    pub fn pop_null(&mut self) {
+    pub(crate) fn pop_null(&mut self) {
         self.acc.pop();
         self.checks.pop();
     }
@@ -267,7 +277,7 @@ impl<'a> ThreadData<'a> {
     /// consulted once per batch; a node limit is checked exactly, so single-threaded
     /// node-limited searches are deterministic.
     #[inline]
-    pub fn count_node(&mut self) -> bool {
+    pub(crate) fn count_node(&mut self) -> bool {
         self.nodes += 1;
         self.unflushed += 1;
         let sh = self.shared;
@@ -288,12 +298,12 @@ impl<'a> ThreadData<'a> {
     }
 
     /// Nodes counted but not yet added to the shared counter.
-    pub fn nodes_unflushed(&self) -> u64 {
+    pub(crate) fn nodes_unflushed(&self) -> u64 {
         self.unflushed
     }
 
     /// Flushes the unflushed node count.
-    pub fn flush_nodes(&mut self) {
+    pub(crate) fn flush_nodes(&mut self) {
         self.shared
             .nodes
             .fetch_add(self.unflushed, Ordering::Relaxed);
@@ -304,7 +314,7 @@ impl<'a> ThreadData<'a> {
 /// Runs `main` on the calling thread and `helper(id)` for ids `1..threads` on scoped helper
 /// threads; when `main` returns, sets `abort` so the helpers unwind, joins them and returns
 /// `main`'s result. A helper that cannot be spawned is skipped (the search still works).
-pub fn run_lazy_smp<R>(
+pub(crate) fn run_lazy_smp<R>(
     threads: usize,
     abort: &AtomicBool,
     main: impl FnOnce() -> R,

@@ -16,7 +16,7 @@ pub const QUOTE_MAX_CHARS: usize = 100;
 ///
 /// # Examples
 /// ```
-/// use variant_engine::notation::quote;
+/// use variant_engine::quote;
 /// assert_eq!(quote("e2e5").to_string(), "\"e2e5\"");
 /// let long = "x".repeat(10_000);
 /// let shown = quote(&long).to_string();

@@ -1,4 +1,5 @@
-//! Self-play matches between two engine configurations, for measuring what a feature is worth.
+//! Self-play matches between two engine configurations ([`SearchOptions`]), for measuring what a
+//! feature is worth.
 //!
 //! Games start from varied openings (a few seeded random legal plies), and each opening is
 //! played twice with colours swapped so an unbalanced opening cancels out. Games end by the
@@ -11,72 +12,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::bench::random_playout;
-use crate::piece::Color;
-use crate::position::Position;
-use crate::search::{Features, Limits, PoolConfig, Score, SearchPool};
-use crate::status::GameStatus;
-use crate::variant::Variant;
-
-/// One side's configuration.
-#[derive(Clone, Debug, Default)]
-pub struct EngineConfig {
-    /// Search features and eval terms.
-    pub features: Features,
-    /// Skill level (`None` = full strength).
-    pub skill_level: Option<u8>,
-}
-
-/// Why a configuration string was rejected.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "invalid engine config item {0:?} (expected e.g. null=off,lmr=off,tt=off,prune=off,asp=off,ext=off,mobility=off,pst=off,pawns=off,king=off,decima=off,drops=off,qhook=off,skill=5)"
-)]
-pub struct ConfigError(pub String);
-
-impl std::str::FromStr for EngineConfig {
-    type Err = ConfigError;
-
-    /// Parses `key=value` items separated by commas; empty = defaults.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let mut c = Self::default();
-        for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let err = || ConfigError(item.to_owned());
-            let (key, value) = item.split_once('=').ok_or_else(err)?;
-            let on = match value {
-                "on" | "1" | "true" => true,
-                "off" | "0" | "false" => false,
-                _ if key == "skill" => false,
-                _ => return Err(err()),
-            };
-            let f = &mut c.features;
-            match key {
-                "tt" => f.tt = on,
-                "null" => f.null_move = on,
-                "lmr" => f.lmr = on,
-                "prune" => f.pruning = on,
-                "asp" => f.aspiration = on,
-                "ext" => f.check_extension = on,
-                "mobility" => f.eval.mobility = on,
-                "pst" => f.eval.pst = on,
-                "pawns" => f.eval.pawns = on,
-                "king" => f.eval.king_safety = on,
-                "decima" => f.eval.decima = on,
-                "drops" => f.eval.drops = on,
-                "qhook" => f.quiet_hook = on,
-                "skill" => {
-                    let level: u8 = value.parse().map_err(|_| err())?;
-                    if level > 20 {
-                        return Err(err());
-                    }
-                    c.skill_level = (level < 20).then_some(level);
-                }
-                _ => return Err(err()),
-            }
-        }
-        Ok(c)
-    }
-}
+use variant_engine::{
+    Color, GameStatus, Limits, Position, Score, SearchOptions, Searcher, SearcherConfig, Variant,
+    random_playout,
+};
 
 /// Per-move limit for both sides.
 #[derive(Clone, Copy, Debug)]
@@ -158,14 +97,14 @@ const ADJUDICATE_CP: i32 = 1500;
 
 fn play_game(
     opening: &Position,
-    white: &EngineConfig,
-    black: &EngineConfig,
+    white: &SearchOptions,
+    black: &SearchOptions,
     cfg: &MatchConfig,
     seed: u64,
 ) -> Outcome {
-    let pools = [
-        SearchPool::new(PoolConfig { hash_mb: 16 }),
-        SearchPool::new(PoolConfig { hash_mb: 16 }),
+    let searchers = [
+        Searcher::new(SearcherConfig { hash_mb: 16 }),
+        Searcher::new(SearcherConfig { hash_mb: 16 }),
     ];
     let stop = AtomicBool::new(false);
     let mut pos = opening.clone();
@@ -181,18 +120,17 @@ fn play_game(
         }
         let side = pos.side_to_move();
         let conf = if side == Color::White { white } else { black };
-        let mut limits = Limits {
-            features: conf.features,
-            skill_level: conf.skill_level,
+        let options = SearchOptions {
             seed: seed.wrapping_add(ply as u64),
-            ..Limits::default()
+            ..*conf
         };
+        let mut limits = Limits::default();
         match cfg.limit {
             MoveLimit::Time(t) => limits.movetime = Some(t),
             MoveLimit::Depth(d) => limits.depth = Some(d),
             MoveLimit::Nodes(n) => limits.nodes = Some(n),
         }
-        let r = pools[side.index()].search(&pos, &limits, &stop, &mut |_| {});
+        let r = searchers[side.index()].search(&pos, &limits, &options, &stop, &mut |_| {});
         let Some(m) = r.best_move else {
             return Outcome::Draw;
         };
@@ -235,8 +173,8 @@ fn play_game(
 /// Only when writing fails.
 pub fn run_match(
     variant: &Arc<Variant>,
-    a: &EngineConfig,
-    b: &EngineConfig,
+    a: &SearchOptions,
+    b: &SearchOptions,
     cfg: &MatchConfig,
     out: &mut (impl Write + Send),
 ) -> io::Result<MatchResult> {
@@ -329,19 +267,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn configs_parse() {
-        let c: EngineConfig = "null=off,lmr=off,skill=5,mobility=off".parse().unwrap();
-        assert!(!c.features.null_move && !c.features.lmr && !c.features.eval.mobility);
-        assert!(c.features.tt);
-        assert_eq!(c.skill_level, Some(5));
-        let c: EngineConfig = "decima=off,drops=off,qhook=off".parse().unwrap();
-        assert!(!c.features.eval.decima && !c.features.eval.drops && !c.features.quiet_hook);
-        assert!(c.features.eval.pst && c.features.null_move);
-        assert!("bogus=on".parse::<EngineConfig>().is_err());
-        assert!("null".parse::<EngineConfig>().is_err());
-    }
-
-    #[test]
     fn elo_is_symmetric_and_zero_for_even_scores() {
         let even = MatchResult {
             wins: 10,
@@ -365,7 +290,7 @@ mod tests {
 
     #[test]
     fn a_tiny_match_completes() {
-        let v = crate::Registry::builtin().get("chess").unwrap();
+        let v = variant_engine::Registry::builtin().get("chess").unwrap();
         let cfg = MatchConfig {
             games: 2,
             limit: MoveLimit::Nodes(200),
@@ -377,8 +302,8 @@ mod tests {
         let mut out = Vec::new();
         let r = run_match(
             &v,
-            &EngineConfig::default(),
-            &EngineConfig::default(),
+            &SearchOptions::default(),
+            &SearchOptions::default(),
             &cfg,
             &mut out,
         )

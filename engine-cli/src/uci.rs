@@ -1,4 +1,4 @@
-//! The UCI protocol adapter used by the `variant-engine` binary.
+//! The UCI protocol adapter: the `variant-engine` binary with no arguments.
 //!
 //! The engine library never prints; this module turns protocol lines into library calls and
 //! writes replies to the writer it is given, so tests can drive it with strings.
@@ -14,11 +14,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::geometry::{STRIDE, Square};
-use crate::perft::{divide, perft};
-use crate::position::Position;
-use crate::search::{Clock, Limits, PoolConfig, Score, SearchInfo, SearchPool};
-use crate::variant::{Registry, Variant};
+use variant_engine::{
+    Clock, Color, Limits, Position, Registry, Score, SearchInfo, SearchOptions, Searcher,
+    SearcherConfig, Square, Variant, divide, perft,
+};
 
 /// Default transposition-table size in MiB.
 const DEFAULT_HASH_MB: usize = 64;
@@ -75,7 +74,7 @@ pub struct UciSession<W: Write + Send + 'static> {
     position: Position,
     out: Out<W>,
     shared_out: Arc<Mutex<W>>,
-    pool: Arc<SearchPool>,
+    searcher: Arc<Searcher>,
     threads: usize,
     multipv: usize,
     skill: Option<u8>,
@@ -103,7 +102,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             position,
             out: Out(shared_out.clone()),
             shared_out,
-            pool: Arc::new(SearchPool::new(PoolConfig {
+            searcher: Arc::new(Searcher::new(SearcherConfig {
                 hash_mb: DEFAULT_HASH_MB,
             })),
             threads: 1,
@@ -136,11 +135,6 @@ impl<W: Write + Send + 'static> UciSession<W> {
         if let Some(r) = self.running.take() {
             let _ = r.handle.join();
         }
-    }
-
-    /// The current position.
-    pub fn position(&self) -> &Position {
-        &self.position
     }
 
     /// Handles one command line.
@@ -190,7 +184,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             "isready" => writeln!(self.out, "readyok")?,
             "ucinewgame" => {
                 self.stop_search();
-                self.pool.clear();
+                self.searcher.clear();
                 self.position = Position::new(self.variant.clone());
             }
             "setoption" => {
@@ -237,7 +231,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             },
             (Some("Hash"), Some(value)) => match value.parse::<usize>() {
                 Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
-                    self.pool = Arc::new(SearchPool::new(PoolConfig { hash_mb: mb }));
+                    self.searcher = Arc::new(Searcher::new(SearcherConfig { hash_mb: mb }));
                 }
                 _ => writeln!(self.out, "info string invalid Hash value {value:?}")?,
             },
@@ -278,11 +272,8 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 );
             }
         };
-        for (i, text) in args.iter().skip(moves_at + 1).enumerate() {
-            match pos.parse_move(text) {
-                Ok(m) => pos.play(m),
-                Err(e) => return writeln!(self.out, "info string move {i} ({text}): {e}"),
-            }
+        if let Err(e) = pos.replay(args.iter().skip(moves_at + 1).copied()) {
+            return writeln!(self.out, "info string {e}");
         }
         self.position = pos;
         Ok(())
@@ -308,14 +299,17 @@ impl<W: Write + Send + 'static> UciSession<W> {
             Ok(mut l) => {
                 l.threads = self.threads;
                 l.multipv = self.multipv;
-                l.skill_level = self.skill;
                 l
             }
             Err(e) => return writeln!(self.out, "info string {e}"),
         };
         let infinite = limits.infinite;
+        let options = SearchOptions {
+            skill_level: self.skill,
+            ..SearchOptions::default()
+        };
         let stop = Arc::new(AtomicBool::new(false));
-        let pool = self.pool.clone();
+        let searcher = self.searcher.clone();
         let pos = self.position.clone();
         let out = self.shared_out.clone();
         let flag = stop.clone();
@@ -324,7 +318,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             .stack_size(16 << 20)
             .spawn(move || {
                 let mut out = Out(out);
-                let result = pool.search(&pos, &limits, &flag, &mut |info| {
+                let result = searcher.search(&pos, &limits, &options, &flag, &mut |info| {
                     let _ = writeln!(out, "{}", info_line(&pos, info));
                     let _ = out.flush();
                 });
@@ -454,11 +448,11 @@ pub fn board_diagram(pos: &Position) -> String {
     for rank in (0..v.ranks()).rev() {
         let _ = write!(s, "{:>3} ", rank + 1);
         for file in 0..v.files() {
-            let c = pos
-                .piece_at(Square::new(rank * STRIDE + file))
+            let c = Square::from_coords(file, rank)
+                .and_then(|sq| pos.piece_at(sq))
                 .map_or('.', |p| {
                     let l = v.piece(p.kind()).letter;
-                    if p.color() == crate::piece::Color::White {
+                    if p.color() == Color::White {
                         l
                     } else {
                         l.to_ascii_lowercase()

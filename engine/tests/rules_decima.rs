@@ -2,100 +2,34 @@
 //! counts, and property tests over random playouts.
 //!
 //! Positions are built by FEN. Most FENs are written with [`fen`], which turns a list such as
-//! `"Ka1 Pe2 ka10"` (uppercase = White) into the board field, so the squares can be read off
-//! directly instead of being counted out of digit runs.
+//! `"Ka1 Pe2 ka10"` (uppercase = White) into the board field (`common::board`), so the squares
+//! can be read off directly instead of being counted out of digit runs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::sync::Arc;
 
+use common::{all_moves, board, letter_at, play, set, sq, variant};
 use proptest::prelude::*;
-use variant_engine::variant::builtin;
 use variant_engine::{
     Color, GameStatus, Move, MoveKind, Position, Registry, Role, RuleSet, Square, Termination,
     Variant, divide, perft, perft_copy_make,
 };
 
-fn decima() -> Arc<Variant> {
-    Registry::builtin().get("decima").unwrap()
-}
-
 /// A full FEN from a piece list (`"Ka1 pe9"`: letter, then square; uppercase is White), the
 /// side to move and the half-move clock. No en-passant square, move number 1.
 fn fen_with_clock(pieces: &str, side: char, halfmove: u32) -> String {
-    let mut grid = [[None::<char>; 10]; 10];
-    for token in pieces.split_whitespace() {
-        let mut chars = token.chars();
-        let letter = chars.next().unwrap();
-        let square: Square = chars.as_str().parse().unwrap();
-        let cell = &mut grid[usize::from(square.rank())][usize::from(square.file())];
-        assert!(cell.is_none(), "{token}: square used twice");
-        *cell = Some(letter);
-    }
-    let mut board = String::new();
-    for rank in (0..10).rev() {
-        let mut empty = 0;
-        for cell in grid[rank] {
-            match cell {
-                Some(letter) => {
-                    if empty > 0 {
-                        board.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    board.push(letter);
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            board.push_str(&empty.to_string());
-        }
-        if rank > 0 {
-            board.push('/');
-        }
-    }
-    format!("{board} {side} - - {halfmove} 1")
+    format!("{} {side} - - {halfmove} 1", board(10, 10, pieces))
 }
 
 fn fen(pieces: &str, side: char) -> String {
     fen_with_clock(pieces, side, 0)
 }
 
-fn position(fen: &str) -> Position {
-    Position::from_fen(decima(), fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
-}
-
 fn at(pieces: &str, side: char) -> Position {
-    position(&fen(pieces, side))
-}
-
-/// The legal moves as sorted move text.
-fn moves(pos: &Position) -> Vec<String> {
-    let mut list: Vec<String> = pos.legal_moves().into_iter().map(|m| pos.uci(m)).collect();
-    list.sort();
-    list
-}
-
-fn play(pos: &mut Position, text: &str) {
-    let m = pos
-        .parse_move(text)
-        .unwrap_or_else(|e| panic!("{text} in {}: {e}", pos.fen()));
-    pos.play(m);
-}
-
-fn sq(text: &str) -> Square {
-    text.parse().unwrap()
-}
-
-/// The FEN letter on `square`, uppercase for White (`None` when empty).
-fn letter_at(pos: &Position, square: &str) -> Option<char> {
-    pos.piece_at(sq(square)).map(|p| {
-        let letter = pos.variant().piece(p.kind()).letter;
-        match p.color() {
-            Color::White => letter,
-            Color::Black => letter.to_ascii_lowercase(),
-        }
-    })
+    common::pos("decima", &fen(pieces, side))
 }
 
 fn won(winner: Color, reason: Termination) -> GameStatus {
@@ -125,7 +59,7 @@ fn score_from_scratch(pos: &Position, color: Color) -> u32 {
 
 #[test]
 fn start_position_and_piece_table_follow_the_rule_book() {
-    let v = decima();
+    let v = variant("decima");
     assert_eq!((v.files(), v.ranks()), (10, 10));
     assert_eq!(
         v.start_fen(),
@@ -173,23 +107,23 @@ fn kings_are_capturable_and_never_in_check() {
     // The white rook attacks the black king on e6: no check, and the king may be taken.
     let mut pos = at("Re1 Ka1 ke6 kj9", 'w');
     assert!(!pos.in_check());
-    assert!(moves(&pos).contains(&"e1e6".to_owned()));
-    play(&mut pos, "e1e6");
+    assert!(all_moves(&pos).contains("e1e6"));
+    play(&mut pos, &["e1e6"]);
     assert_eq!(letter_at(&pos, "e6"), Some('R'));
     assert_eq!(pos.status(), GameStatus::Ongoing);
     // A king may step onto an attacked square and next to the enemy king.
     let pos = at("Rd1 Ke4 ke6 kj9", 'b');
     assert!(!pos.in_check());
-    let list = moves(&pos);
-    assert!(list.contains(&"e6d6".to_owned()), "onto the rook's file");
-    assert!(list.contains(&"e6e5".to_owned()), "next to the enemy king");
+    let list = all_moves(&pos);
+    assert!(list.contains("e6d6"), "onto the rook's file");
+    assert!(list.contains("e6e5"), "next to the enemy king");
     // Both black kings move freely: 8 + 5 (j9 on the edge) = 13.
     assert_eq!(list.len(), 13);
 }
 
 #[test]
 fn each_side_has_two_kings() {
-    let v = decima();
+    let v = variant("decima");
     let king = v.kind_by_letter('K').unwrap();
     let pos = Position::new(v.clone());
     for color in Color::ALL {
@@ -251,11 +185,11 @@ fn reaching_ten_is_check_answered_only_by_relieving_captures() {
     assert!(pos.in_check());
     assert_eq!(pos.score(Color::White), 10);
     assert_eq!(pos.status(), GameStatus::Ongoing);
-    assert_eq!(moves(&pos), ["a5a10", "b8a10", "h8j10"]);
+    assert_eq!(all_moves(&pos), set(&["a5a10", "b8a10", "h8j10"]));
     // Each answer is a suicide capture and leaves White with 9 or less.
     for answer in ["a5a10", "b8a10", "h8j10"] {
         let mut after = pos.clone();
-        play(&mut after, answer);
+        play(&mut after, &[answer]);
         assert!(after.score(Color::White) <= 9, "{answer}");
         assert!(!after.in_check());
         assert_eq!(after.status(), GameStatus::Ongoing);
@@ -268,7 +202,7 @@ fn a_capture_that_leaves_ten_or_more_does_not_answer_check() {
     // taking the queen leaves 17 and taking the bishop leaves 10.
     let pos = at("Na10 Bc10 Qj10 Ke5 ra5 nd8 rj5 kg5", 'b');
     assert!(pos.in_check());
-    assert_eq!(moves(&pos), ["a5a10"]);
+    assert_eq!(all_moves(&pos), set(&["a5a10"]));
 }
 
 #[test]
@@ -294,7 +228,7 @@ fn suicide_capture_on_the_enemy_tenth_rank_removes_the_capturer() {
     let mut pos = at("Ra5 Rj5 Kc3 na1 bj10 ke8", 'w');
     assert!(!pos.in_check());
     let before = pos.clone();
-    play(&mut pos, "a5a1");
+    play(&mut pos, &["a5a1"]);
     assert_eq!(letter_at(&pos, "a1"), None);
     assert_eq!(letter_at(&pos, "a5"), None);
     assert_eq!(pos.pieces_by_color(Color::White).count(), 2);
@@ -303,7 +237,7 @@ fn suicide_capture_on_the_enemy_tenth_rank_removes_the_capturer() {
     assert_eq!(pos, before);
     // The same for Black capturing on rank 10, White's tenth rank.
     let mut pos = at("Rc10 Ke3 rc5 kh7", 'b');
-    play(&mut pos, "c5c10");
+    play(&mut pos, &["c5c10"]);
     assert_eq!(letter_at(&pos, "c10"), None);
     assert_eq!(pos.pieces_by_color(Color::Black).count(), 1);
 }
@@ -312,12 +246,12 @@ fn suicide_capture_on_the_enemy_tenth_rank_removes_the_capturer() {
 fn capture_on_the_capturers_own_tenth_rank_is_not_suicide() {
     // White Rj5xj10 lands on White's own tenth rank: the rook stays, and scores 7.
     let mut pos = at("Ra5 Rj5 Kc3 na1 bj10 ke8", 'w');
-    play(&mut pos, "j5j10");
+    play(&mut pos, &["j5j10"]);
     assert_eq!(letter_at(&pos, "j10"), Some('R'));
     assert_eq!(pos.score(Color::White), 7);
     // Black capturing on rank 1 likewise.
     let mut pos = at("Ka1 Ke3 ra5 kh7", 'b');
-    play(&mut pos, "a5a1");
+    play(&mut pos, &["a5a1"]);
     assert_eq!(letter_at(&pos, "a1"), Some('r'));
     assert_eq!(pos.score(Color::Black), 7);
 }
@@ -326,8 +260,8 @@ fn capture_on_the_capturers_own_tenth_rank_is_not_suicide() {
 fn capturing_the_last_enemy_unit_wins_even_by_suicide_with_ones_own_last_unit() {
     // White's only unit takes Black's only unit on rank 1: both go, White wins.
     let mut pos = at("Ra5 na1", 'w');
-    assert_eq!(moves(&pos).len(), 18, "17 rook moves plus the capture");
-    play(&mut pos, "a5a1");
+    assert_eq!(all_moves(&pos).len(), 18, "17 rook moves plus the capture");
+    play(&mut pos, &["a5a1"]);
     assert!(pos.pieces_by_color(Color::White).is_empty());
     assert!(pos.pieces_by_color(Color::Black).is_empty());
     assert_eq!(
@@ -337,7 +271,7 @@ fn capturing_the_last_enemy_unit_wins_even_by_suicide_with_ones_own_last_unit() 
     assert_eq!(perft(&mut pos, 1), 0);
     // An ordinary capture of the last unit wins too.
     let mut pos = at("Ra5 Kj2 ne5", 'w');
-    play(&mut pos, "a5e5");
+    play(&mut pos, &["a5e5"]);
     assert_eq!(
         pos.status(),
         won(Color::White, Termination::LastUnitCaptured)
@@ -349,15 +283,15 @@ fn capturing_the_last_enemy_unit_wins_even_by_suicide_with_ones_own_last_unit() 
 fn any_other_suicide_capture_of_ones_own_last_unit_is_illegal() {
     // Black has a second unit, so Ra5xa1 would leave White with nothing: illegal.
     let pos = at("Ra5 na1 kj9", 'w');
-    let list = moves(&pos);
-    assert!(!list.contains(&"a5a1".to_owned()));
+    let list = all_moves(&pos);
+    assert!(!list.contains("a5a1"));
     assert_eq!(list.len(), 17);
     // With a second white unit it is legal.
     let pos = at("Ra5 Pj2 na1 kj9", 'w');
-    assert!(moves(&pos).contains(&"a5a1".to_owned()));
+    assert!(all_moves(&pos).contains("a5a1"));
     // A pawn is a unit: with a black pawn left, the knight is not Black's last unit.
     let pos = at("Ra5 na1 pj9", 'w');
-    assert!(!moves(&pos).contains(&"a5a1".to_owned()));
+    assert!(!all_moves(&pos).contains("a5a1"));
     // In check the rule still holds: the only relieving capture is a forbidden suicide, so
     // White has no legal move and loses.
     let pos = at("Ra5 ka1 kj9", 'w');
@@ -369,21 +303,21 @@ fn any_other_suicide_capture_of_ones_own_last_unit_is_illegal() {
     );
     // Unless it takes Black's last unit.
     let pos = at("Ra5 ka1", 'w');
-    assert_eq!(moves(&pos), ["a5a1"]);
+    assert_eq!(all_moves(&pos), set(&["a5a1"]));
 }
 
 #[test]
 fn promotion_is_forced_on_the_tenth_rank_to_a_lost_piece_only() {
     // White still has D, O, S and A: the pawn may become only M or Q, on b10 or by taking c10.
     let pos = at("Pb9 Dc1 Od1 Se1 Af1 Kj1 rc10 kj8", 'w');
-    let pawn_moves: Vec<String> = moves(&pos)
+    let pawn_moves: Vec<String> = all_moves(&pos)
         .into_iter()
         .filter(|m| m.starts_with("b9"))
         .collect();
     assert_eq!(pawn_moves, ["b9b10m", "b9b10q", "b9c10m", "b9c10q"]);
     // Black promotes on rank 1, here only to a queen.
     let pos = at("Kj9 pb2 da10 ob10 sc10 ad10 me10 kj5", 'b');
-    let pawn_moves: Vec<String> = moves(&pos)
+    let pawn_moves: Vec<String> = all_moves(&pos)
         .into_iter()
         .filter(|m| m.starts_with("b2"))
         .collect();
@@ -395,28 +329,28 @@ fn no_entry_to_the_tenth_rank_when_nothing_is_lost() {
     // All six of D, O, S, A, M, Q are on the board: the pawn can neither step nor capture
     // onto rank 10, though it still attacks c10.
     let pos = at("Pb9 Dc1 Od1 Se1 Af1 Mg1 Qh1 rc10 kj8", 'w');
-    assert!(moves(&pos).iter().all(|m| !m.starts_with("b9")));
+    assert!(all_moves(&pos).iter().all(|m| !m.starts_with("b9")));
 }
 
 #[test]
 fn pawns_double_step_and_capture_en_passant() {
     // From the start rank one or two steps; from the third rank one.
     let pos = at("Pe2 Pg3 kj9", 'w');
-    let list = moves(&pos);
-    assert!(list.contains(&"e2e3".to_owned()) && list.contains(&"e2e4".to_owned()));
-    assert!(list.contains(&"g3g4".to_owned()) && !list.contains(&"g3g5".to_owned()));
+    let list = all_moves(&pos);
+    assert!(list.contains("e2e3") && list.contains("e2e4"));
+    assert!(list.contains("g3g4") && !list.contains("g3g5"));
     // Black double-steps past the white pawn on e7, which takes en passant on f8.
     let mut pos = at("Pe7 Kj1 pf9 ka9", 'b');
-    play(&mut pos, "f9f7");
+    play(&mut pos, &["f9f7"]);
     assert_eq!(pos.en_passant_square(), Some(sq("f8")));
-    play(&mut pos, "e7f8");
+    play(&mut pos, &["e7f8"]);
     assert_eq!(letter_at(&pos, "f8"), Some('P'));
     assert_eq!(letter_at(&pos, "f7"), None);
     // And the other way round: White double-steps past a black pawn on e4.
     let mut pos = at("Pd2 Kj1 pe4 ka9", 'w');
-    play(&mut pos, "d2d4");
+    play(&mut pos, &["d2d4"]);
     assert_eq!(pos.en_passant_square(), Some(sq("d3")));
-    play(&mut pos, "e4d3");
+    play(&mut pos, &["e4d3"]);
     assert_eq!(letter_at(&pos, "d3"), Some('p'));
     assert_eq!(letter_at(&pos, "d4"), None);
 }
@@ -426,8 +360,8 @@ fn en_passant_is_never_suicide() {
     // En passant lands on rank 3 or 8, never on a tenth rank, and the capturer stays (even
     // when the victim's side is down to its last units).
     let mut pos = at("Pd2 pe4 ka9", 'w');
-    play(&mut pos, "d2d4");
-    play(&mut pos, "e4d3");
+    play(&mut pos, &["d2d4"]);
+    play(&mut pos, &["e4d3"]);
     assert_eq!(letter_at(&pos, "d3"), Some('p'));
     assert!(pos.pieces_by_color(Color::White).is_empty());
     assert_eq!(
@@ -453,15 +387,15 @@ fn no_legal_move_without_check_is_stalemate() {
 
 #[test]
 fn suicide_captures_reset_the_fifty_move_count() {
-    let mut pos = position(&fen_with_clock("Ra5 Kj2 na1 kj9", 'w', 57));
-    play(&mut pos, "j2i2");
+    let mut pos = common::pos("decima", &fen_with_clock("Ra5 Kj2 na1 kj9", 'w', 57));
+    play(&mut pos, &["j2i2"]);
     assert_eq!(pos.halfmove_clock(), 58);
-    play(&mut pos, "j9i9");
-    play(&mut pos, "a5a1");
+    play(&mut pos, &["j9i9"]);
+    play(&mut pos, &["a5a1"]);
     assert_eq!(letter_at(&pos, "a1"), None);
     assert_eq!(pos.halfmove_clock(), 0);
     // The fifty-move rule itself applies.
-    let pos = position(&fen_with_clock("Ra5 Kj2 na1 kj9", 'w', 100));
+    let pos = common::pos("decima", &fen_with_clock("Ra5 Kj2 na1 kj9", 'w', 100));
     assert_eq!(
         pos.status(),
         GameStatus::Finished {
@@ -477,7 +411,7 @@ fn threefold_repetition_draws() {
     for m in [
         "a5a6", "j5j6", "a6a5", "j6j5", "a5a6", "j5j6", "a6a5", "j6j5",
     ] {
-        play(&mut pos, m);
+        play(&mut pos, &[m]);
     }
     assert_eq!(
         pos.status(),
@@ -500,7 +434,7 @@ fn promoting_capture_onto_the_tenth_rank_is_not_suicide_and_scores_at_once() {
     assert_eq!(letter_at(&pos, "c10"), Some('Q'));
     assert_eq!(pos.score(Color::White), 10);
     assert!(pos.in_check());
-    assert_eq!(moves(&pos), ["b8a10", "b8c10", "e8c10"]);
+    assert_eq!(all_moves(&pos), set(&["b8a10", "b8c10", "e8c10"]));
     // A quiet promotion gives check as well, here mate: nothing black reaches rank 10.
     let mut pos = at("Pb9 Na10 Kj1 kh5", 'w');
     let m = pos.parse_move("b9b10q").unwrap();
@@ -544,7 +478,7 @@ fn decima_is_in_the_registry_and_speaks_every_notation() {
     assert!(registry.names().contains(&"decima"));
     let mut pos = Position::new(registry.get("decima").unwrap());
     let fen = pos.fen();
-    assert_eq!(fen, decima().start_fen());
+    assert_eq!(fen, variant("decima").start_fen());
     // e2 and f2 hold the kings; d2 is a pawn.
     let m = pos.parse_move("d2d4").unwrap();
     assert_eq!(pos.san(m), "d4");
@@ -560,7 +494,7 @@ fn decima_is_in_the_registry_and_speaks_every_notation() {
     let m = pos.parse_move("a9c8").unwrap();
     assert_eq!(pos.san(m), "Nc8");
     pos.play(m);
-    let again = position(&pos.fen());
+    let again = common::pos("decima", &pos.fen());
     assert_eq!(again.fen(), pos.fen());
     assert_eq!(again.hash(), pos.hash());
 }
@@ -572,7 +506,7 @@ fn decima_is_in_the_registry_and_speaks_every_notation() {
 /// `perft` (make/unmake, bulk count) = `perft_copy_make` (copy, no bulk count) = sum of
 /// `divide`, at every depth up to `depth`; returns the counts.
 fn consistent_perft(fen: &str, depth: u32) -> Vec<u64> {
-    let mut pos = position(fen);
+    let mut pos = common::pos("decima", fen);
     let before = pos.clone();
     (1..=depth)
         .map(|d| {
@@ -602,7 +536,7 @@ fn perft_is_consistent_from_the_start_position() {
     // Ply 2: the armies cannot touch in one move each and Black mirrors White: 28 * 28 = 784.
     // Ply 3 (29151) has no outside reference (no public engine plays contest Decima); it is
     // the three-way consistent count, kept as a regression value.
-    let counts = consistent_perft(decima().start_fen(), 3);
+    let counts = consistent_perft(variant("decima").start_fen(), 3);
     assert_eq!(counts, [28, 784, 29_151]);
 }
 
@@ -633,7 +567,10 @@ fn perft_is_consistent_where_the_special_rules_fire() {
         for side in ['w', 'b'] {
             let f = fen(pieces, side);
             let counts = consistent_perft(&f, 3);
-            assert!(counts[0] > 0 || position(&f).status().is_finished(), "{f}");
+            assert!(
+                counts[0] > 0 || common::pos("decima", &f).status().is_finished(),
+                "{f}"
+            );
         }
     }
 }
@@ -720,7 +657,7 @@ fn perft_by_hand_stalemate_and_decided_positions_are_empty() {
         fen("Ra5", 'w'),
         fen("Ka10 ke5", 'w'),
     ] {
-        let mut pos = position(&f);
+        let mut pos = common::pos("decima", &f);
         assert_eq!(perft(&mut pos, 1), 0, "{f}");
         assert_eq!(perft(&mut pos, 3), 0, "{f}");
         assert_eq!(perft_copy_make(&pos, 2), 0, "{f}");
@@ -733,7 +670,7 @@ fn perft_by_hand_stalemate_and_decided_positions_are_empty() {
 
 /// Starting points for playouts: the start position and special positions for both sides.
 fn playout_starts() -> Vec<String> {
-    let mut starts = vec![decima().start_fen().to_owned()];
+    let mut starts = vec![variant("decima").start_fen().to_owned()];
     for pieces in SPECIAL {
         for side in ['w', 'b'] {
             starts.push(fen(pieces, side));
@@ -747,7 +684,7 @@ fn playout_starts() -> Vec<String> {
 /// capturer. The oracle below re-applies the rule book to it, independently of the engine's
 /// `RuleSet::Decima` code.
 fn unruled_twin() -> Arc<Variant> {
-    let mut spec = builtin::decima();
+    let mut spec = variant("decima").spec().clone();
     spec.name = "decima-unruled".into();
     spec.rules = RuleSet::Standard;
     spec.validate().unwrap()
@@ -849,7 +786,7 @@ fn check_invariants(twin: &Arc<Variant>, pos: &mut Position) -> bool {
     let fen = pos.fen();
     // Hash and FEN.
     assert_eq!(pos.hash(), pos.compute_hash(), "{fen}");
-    let reread = position(&fen);
+    let reread = common::pos("decima", &fen);
     assert_eq!(reread.fen(), fen);
     assert_eq!(reread.hash(), pos.hash(), "{fen}");
     // Score against a from-scratch count.
@@ -952,7 +889,7 @@ proptest! {
     ) {
         let starts = playout_starts();
         let twin = unruled_twin();
-        let mut pos = position(&starts[start % starts.len()]);
+        let mut pos = common::pos("decima", &starts[start % starts.len()]);
         for choice in choices {
             if !check_invariants(&twin, &mut pos) {
                 break;
@@ -972,7 +909,7 @@ proptest! {
     ) {
         let starts = playout_starts();
         let twin = unruled_twin();
-        let mut pos = position(&starts[start % starts.len()]);
+        let mut pos = common::pos("decima", &starts[start % starts.len()]);
         for choice in choices {
             if !check_invariants(&twin, &mut pos) {
                 break;
