@@ -235,6 +235,7 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<(Limits,
         infinite: false,
         threads: threads as usize,
         multipv: multipv as usize,
+        search_moves: Vec::new(),
     };
     let options = SearchOptions {
         skill_level: skill_level.map(|s| s as u8),

@@ -384,3 +384,46 @@ fn the_searcher_can_be_shared_between_threads() {
         }
     });
 }
+
+#[test]
+fn search_moves_restrict_the_root() {
+    // White can take a loose queen with the rook; restricted to a king move, the search must
+    // answer with that king move, and with only illegal moves named it searches everything.
+    let chess = Registry::builtin().get("chess").unwrap();
+    let pos = Position::from_fen(chess, "3qk3/8/8/8/8/8/8/3RK3 w - - 0 1").unwrap();
+    let limits = Limits {
+        depth: Some(4),
+        ..Limits::default()
+    };
+    let free = search(&pos, &limits);
+    assert_eq!(pos.uci(free.best_move.unwrap()), "d1d8");
+
+    let king = pos.parse_move("e1f2").unwrap();
+    let restricted = search(
+        &pos,
+        &Limits {
+            search_moves: vec![king],
+            ..limits.clone()
+        },
+    );
+    assert_eq!(restricted.best_move, Some(king));
+    assert!(restricted.lines.iter().all(|l| l.pv.first() == Some(&king)));
+
+    let other = Position::from_fen(
+        Registry::builtin().get("chess").unwrap(),
+        "4k3/8/8/8/8/8/8/3RK3 b - - 0 1",
+    )
+    .unwrap();
+    let illegal_here = search(
+        &other,
+        &Limits {
+            search_moves: vec![king],
+            ..limits
+        },
+    );
+    assert!(
+        other
+            .legal_moves()
+            .contains(&illegal_here.best_move.unwrap())
+    );
+}
