@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use variant_engine::{
     Clock, Color, Limits, Position, Registry, Score, SearchInfo, SearchOptions, Searcher,
-    SearcherConfig, Square, Variant, divide, perft,
+    SearcherConfig, Square, Variant, divide, perft, quote,
 };
 
 /// Default transposition-table size in MiB.
@@ -536,11 +536,6 @@ pub fn parse_go(args: &[&str]) -> GoArgs {
         go.limits.clock = Some(clock);
     }
     go
-}
-
-/// At most 40 characters of a client's word, so a garbage line cannot flood the output.
-fn quote(word: &str) -> String {
-    word.chars().take(40).collect()
 }
 
 /// The `info` line for one search report.
