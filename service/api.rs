@@ -9,11 +9,12 @@ use std::{pin::Pin, sync::Arc, time::Instant};
 
 use tokio_stream::{Stream, StreamExt as _};
 use tonic::{Request, Response, Status};
-use variant_engine::{Registry, divide, perft};
+use variant_engine::{PerftStop, Registry, divide_with_stop, perft_with_stop};
 
 use crate::{
     convert::{self, Caps, Game},
     engine_pool::{AnalysisEvent, EnginePool},
+    error::ServiceError,
     proto::{self as pb, game_engine_server::GameEngine},
 };
 
@@ -152,18 +153,29 @@ impl GameEngine for GameEngineService {
         } = request.into_inner();
         let mut pos = self.game(position)?.position;
         let depth = convert::perft_depth(&self.caps, depth)?;
-        let response = self
+        let counted = self
             .pool
-            .run(deadline, move || {
-                let (nodes, moves) = if split {
-                    let moves = divide(&mut pos, depth);
-                    (moves.iter().map(|&(_, n)| n).sum(), moves)
-                } else {
-                    (perft(&mut pos, depth), Vec::new())
+            .run(deadline, move |flag, budget| {
+                // The budget is the deadline less the answering margin: stopping there still
+                // answers DEADLINE_EXCEEDED in time, and frees the slot at once.
+                let stop = PerftStop {
+                    flag,
+                    deadline: budget.and_then(|b| Instant::now().checked_add(b)),
                 };
-                convert::perft(&pos, nodes, &moves)
+                let counted = if split {
+                    divide_with_stop(&mut pos, depth, stop)
+                        .map(|moves| (moves.iter().map(|&(_, n)| n).sum(), moves))
+                } else {
+                    perft_with_stop(&mut pos, depth, stop).map(|nodes| (nodes, Vec::new()))
+                };
+                counted.map(|(nodes, moves)| convert::perft(&pos, nodes, &moves))
             })
             .await?;
+        let response = counted.ok_or(if self.pool.is_finishing() {
+            ServiceError::ShuttingDown
+        } else {
+            ServiceError::PerftUnfinished { depth }
+        })?;
         Ok(Response::new(response))
     }
 

@@ -26,11 +26,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Dial grpc.health.v1 Check and exit 0 iff the server is SERVING (container HEALTHCHECK).
-    Healthcheck {
-        /// Address of the server to check.
-        #[arg(long, default_value = "http://127.0.0.1:50051")]
-        addr: String,
-    },
+    Healthcheck(crate::healthcheck::HealthcheckArgs),
 }
 
 /// Log output format.
@@ -125,6 +121,10 @@ pub struct Config {
     /// spreads over new replicas. Off by default.
     #[arg(long, env = "VARIANT_MAX_CONNECTION_AGE_SECS")]
     pub max_connection_age_secs: Option<u64>,
+    /// Close connections that do not send the HTTP/2 preface (with TLS: do not complete the TLS
+    /// handshake) within this many milliseconds of being accepted (idle or half-open sockets).
+    #[arg(long, env = "VARIANT_HANDSHAKE_TIMEOUT_MS", default_value_t = 10_000)]
+    pub handshake_timeout_ms: u64,
 }
 
 impl Default for Config {
@@ -155,6 +155,7 @@ impl Config {
             ("--max-threads", u64::from(self.max_threads)),
             ("--max-multipv", u64::from(self.max_multipv)),
             ("--max-message-bytes", self.max_message_bytes as u64),
+            ("--handshake-timeout-ms", self.handshake_timeout_ms),
         ];
         if let Some((flag, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(ConfigError(format!("{flag} must be at least 1")));
@@ -198,6 +199,11 @@ impl Config {
     /// HTTP/2 keepalive ping interval, `None` when disabled.
     pub fn keepalive(&self) -> Option<Duration> {
         (self.keepalive_secs > 0).then(|| Duration::from_secs(self.keepalive_secs))
+    }
+
+    /// How long a new connection may take to send the HTTP/2 preface (after TLS, if on).
+    pub fn handshake_timeout(&self) -> Duration {
+        Duration::from_millis(self.handshake_timeout_ms)
     }
 
     /// Drain period after a shutdown signal.
@@ -261,7 +267,7 @@ mod tests {
     fn healthcheck_subcommand_parses_addr() {
         let cli = Cli::parse_from(["variant-service", "healthcheck", "--addr", "http://[::1]:1"]);
         assert!(
-            matches!(cli.command, Some(Command::Healthcheck { addr }) if addr == "http://[::1]:1")
+            matches!(cli.command, Some(Command::Healthcheck(args)) if args.addr == "http://[::1]:1")
         );
     }
 }

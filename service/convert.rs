@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, GameStatus, Limits, MoveDescription, MoveDescriptionRef, PieceDef, Position, Registry,
-    ReplayError, Score, SearchInfo, SearchOptions, SearchResult, StopReason, Termination, Variant,
+    Color, GameStatus, Limits, MoveDescription, MoveDescriptionRef, MoveError, PieceDef, Position,
+    Registry, ReplayError, Score, SearchInfo, SearchOptions, SearchResult, StopReason, Termination,
+    Variant,
 };
 
 use crate::{
     config::Config,
-    error::{ServiceError, ServiceResult},
+    error::{MoveField, ServiceError, ServiceResult},
     proto::{self as pb, EncodedMoves, EncodedTexts, MoveRecord},
 };
 
@@ -103,11 +104,7 @@ impl Game {
                  index,
                  text,
                  source,
-             }| ServiceError::MoveList {
-                index,
-                text,
-                source,
-            },
+             }| refused_move(&pos, MoveField::List(index), text, source),
         )?;
         Ok(Game {
             position: pos,
@@ -127,7 +124,9 @@ impl Game {
                 max: caps.max_moves,
             });
         }
-        let m = self.position.parse_move(text)?;
+        let m = self.position.parse_move(text).map_err(|source| {
+            refused_move(&self.position, MoveField::Apply, text.into(), source)
+        })?;
         let description = self.position.describe(m);
         self.moves.push(description.uci.clone());
         self.position.play(m);
@@ -141,6 +140,29 @@ impl Game {
             fen: self.start_fen.clone(),
             moves: self.moves.clone(),
         }
+    }
+}
+
+/// The error for a move the engine refused in `pos`: the game is over if the position has no
+/// legal moves left (mate, stalemate, a Decima result), else the engine's reason.
+fn refused_move(pos: &Position, field: MoveField, text: String, source: MoveError) -> ServiceError {
+    if matches!(source, MoveError::Illegal { .. })
+        && let GameStatus::Finished { reason, .. } = pos.status()
+        && pos.count_legal_moves() == 0
+    {
+        return ServiceError::GameOver {
+            field,
+            text,
+            reason,
+        };
+    }
+    match field {
+        MoveField::Apply => ServiceError::InvalidMove(source),
+        MoveField::List(index) => ServiceError::MoveList {
+            index,
+            text,
+            source,
+        },
     }
 }
 
@@ -213,6 +235,7 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<(Limits,
         infinite: false,
         threads: threads as usize,
         multipv: multipv as usize,
+        search_moves: Vec::new(),
     };
     let options = SearchOptions {
         skill_level: skill_level.map(|s| s as u8),

@@ -3,9 +3,12 @@
 //! CPU-bound work never runs on tokio workers, which must stay free to serve cheap RPCs. A
 //! semaphore bounds the concurrent jobs; a bounded number of requests may wait for a slot, and
 //! beyond that requests are refused at once with `RESOURCE_EXHAUSTED` (failing fast lets a load
-//! balancer retry elsewhere). Each running job owns a stop flag; the request future holds a
-//! [`StopOnDrop`] guard, so a client that cancels (tonic drops the future) stops the search, as in
-//! tonic's cancellation example.
+//! balancer retry elsewhere). A request with a deadline is queued only if a slot is expected to
+//! free up while the deadline still leaves time to search, and gives up waiting when it no
+//! longer does (see `admission.rs`): a call is refused or started, never left to expire in the
+//! queue. Each running job owns a stop flag; the request future holds a [`StopOnDrop`] guard, so
+//! a client that cancels (tonic drops the future) stops the search, as in tonic's cancellation
+//! example.
 
 use std::{
     future::Future as _,
@@ -24,21 +27,17 @@ use variant_engine::{
     Limits, Position, SearchInfo, SearchOptions, SearchResult, Searcher, SearcherConfig,
 };
 
+pub use crate::admission::DEADLINE_MARGIN;
 use crate::{
+    admission::{Booking, JobId, Ledger, latest_start, search_budget},
     error::{ServiceError, ServiceResult},
     telemetry::SearchMetrics,
 };
 
-/// Time kept back from the gRPC deadline so the result still reaches the client in time.
-pub const DEADLINE_MARGIN: Duration = Duration::from_millis(50);
-/// Share of the time left that is kept back too (capped by [`DEADLINE_MARGIN_MAX_EXTRA`]): on a
-/// busy machine stopping a search and sending its answer takes longer, and a fixed 50 ms made
-/// 200 ms deadlines miss by a few milliseconds under load.
-const DEADLINE_MARGIN_DIVISOR: u32 = 10;
-/// Upper bound of the proportional part of the margin.
-const DEADLINE_MARGIN_MAX_EXTRA: Duration = Duration::from_millis(200);
-/// Suggested client back-off when refusing work.
+/// Least suggested client back-off when refusing work; longer when the expected wait is.
 pub const RETRY_AFTER: Duration = Duration::from_millis(500);
+/// Longest suggested back-off.
+const RETRY_AFTER_MAX: Duration = Duration::from_secs(60);
 /// Intermediate Analyze updates buffered per stream; more are dropped for slow readers.
 const INFO_BUFFER: usize = 16;
 
@@ -57,6 +56,53 @@ pub struct PoolSettings {
     pub threads_per_slot: usize,
 }
 
+/// What a job asks of the pool, for admission.
+#[derive(Debug, Clone, Copy)]
+pub struct Demand {
+    /// Threads the job runs.
+    pub threads: usize,
+    /// How long the job runs unless stopped earlier, when that is known: a search limited only
+    /// by time. `None` for jobs that may end at any moment (depth or node limits, perft).
+    pub time: Option<Duration>,
+}
+
+impl Demand {
+    /// One thread, no known run time (perft, tests).
+    pub const ONE_THREAD: Demand = Demand {
+        threads: 1,
+        time: None,
+    };
+
+    /// The demand of a search with `limits`.
+    pub fn of_search(limits: &Limits) -> Demand {
+        let time_only = limits.depth.is_none() && limits.nodes.is_none() && !limits.infinite;
+        Demand {
+            threads: limits.threads,
+            time: limits.movetime.filter(|_| time_only),
+        }
+    }
+}
+
+/// How busy the pool is right now (for tests and diagnostics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolLoad {
+    /// Jobs whose engine thread is still running.
+    pub running: usize,
+    /// Requests waiting for a slot.
+    pub waiting: usize,
+    /// Units of the thread budget that are free.
+    pub free_threads: usize,
+    /// The whole thread budget (`slots * threads_per_slot`).
+    pub thread_budget: usize,
+}
+
+impl PoolLoad {
+    /// True when nothing runs or waits and every slot is free.
+    pub fn is_idle(&self) -> bool {
+        self.running == 0 && self.waiting == 0 && self.free_threads == self.thread_budget
+    }
+}
+
 /// Runs CPU-bound jobs on dedicated threads with admission control.
 #[derive(Debug)]
 pub struct EnginePool {
@@ -64,7 +110,11 @@ pub struct EnginePool {
     /// table and runs one search at a time, so each concurrent search needs its own.
     idle: Arc<Mutex<Vec<Searcher>>>,
     permits: Arc<Semaphore>,
+    /// Size of the thread budget (the semaphore's permits).
+    units: usize,
     waiting: AtomicUsize,
+    /// The jobs running and waiting, with their expected run times (admission estimates).
+    ledger: Arc<Mutex<Ledger>>,
     settings: PoolSettings,
     /// Queue/refusal/search metrics and the `search` span (see `telemetry.rs`).
     metrics: SearchMetrics,
@@ -84,12 +134,15 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// A slot in use: an admission permit plus an engine search pool, returned on drop.
+/// A slot in use: an admission permit plus an engine searcher, returned on drop.
 struct Slot {
     search: Option<Searcher>,
     idle: Arc<Mutex<Vec<Searcher>>>,
-    // Declared last so it is released after `drop` has put the search pool back: whoever gets
-    // the permit next then always finds an idle pool.
+    /// The job's ledger entry, removed when the slot is given back.
+    job: JobId,
+    ledger: Arc<Mutex<Ledger>>,
+    // Declared last so it is released after `drop` has put the searcher back: whoever gets
+    // the permit next then always finds an idle searcher.
     _permit: OwnedSemaphorePermit,
 }
 
@@ -101,6 +154,10 @@ impl Drop for Slot {
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(search);
         }
+        self.ledger
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(self.job);
     }
 }
 
@@ -110,6 +167,23 @@ struct QueueSlot<'a>(&'a AtomicUsize);
 impl Drop for QueueSlot<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A waiting job's ledger entry; forgotten if the request stops waiting (refused, cancelled).
+struct WaitingEntry<'a> {
+    job: Option<JobId>,
+    ledger: &'a Mutex<Ledger>,
+}
+
+impl Drop for WaitingEntry<'_> {
+    fn drop(&mut self) {
+        if let Some(job) = self.job.take() {
+            self.ledger
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(job);
+        }
     }
 }
 
@@ -178,7 +252,7 @@ impl Stream for Analysis {
 }
 
 impl EnginePool {
-    /// Creates the pool with one engine search pool (transposition table) per slot.
+    /// Creates the pool with one engine searcher (transposition table) per slot.
     pub fn new(settings: PoolSettings) -> Self {
         let slots = settings.slots.max(1);
         let idle = (0..slots)
@@ -188,15 +262,33 @@ impl EnginePool {
                 })
             })
             .collect();
+        let units = slots * settings.threads_per_slot.max(1);
         EnginePool {
             idle: Arc::new(Mutex::new(idle)),
-            permits: Arc::new(Semaphore::new(slots * settings.threads_per_slot.max(1))),
+            permits: Arc::new(Semaphore::new(units)),
+            units,
             waiting: AtomicUsize::new(0),
+            ledger: Arc::new(Mutex::new(Ledger::default())),
             settings,
             metrics: SearchMetrics::new(),
             running: Mutex::new(Vec::new()),
             finishing: AtomicBool::new(false),
         }
+    }
+
+    /// How busy the pool is now.
+    pub fn load(&self) -> PoolLoad {
+        let ledger = self.ledger();
+        PoolLoad {
+            running: ledger.running(),
+            waiting: ledger.waiting(),
+            free_threads: self.permits.available_permits(),
+            thread_budget: self.units,
+        }
+    }
+
+    fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Tells every running (and every later) job to stop now; searches then answer with their
@@ -210,6 +302,11 @@ impl EnginePool {
         }
     }
 
+    /// True once [`EnginePool::finish_all`] was called (the server is shutting down).
+    pub fn is_finishing(&self) -> bool {
+        self.finishing.load(Ordering::Relaxed)
+    }
+
     /// Records a job's stop flag for [`EnginePool::finish_all`].
     fn register(&self, stop: &Arc<AtomicBool>) {
         let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
@@ -219,85 +316,170 @@ impl EnginePool {
         running.push(Arc::downgrade(stop));
     }
 
-    /// Waits for a slot, or refuses when the wait queue is full.
-    async fn admit(&self, threads: usize) -> ServiceResult<Slot> {
-        let permit = self.permit(threads).await?;
+    /// Units of the thread budget a job of `threads` threads takes: at least one slot's worth
+    /// (so there are never more searches than engine pools), at most the whole budget (so a big
+    /// request is not refused forever).
+    fn weight(&self, threads: usize) -> usize {
+        let per_slot = self.settings.threads_per_slot.max(1);
+        threads.clamp(per_slot, self.units)
+    }
+
+    /// Waits for a slot, or refuses (see the module docs for the rule).
+    async fn admit(
+        &self,
+        demand: Demand,
+        deadline: Option<Instant>,
+        stop: &Arc<AtomicBool>,
+    ) -> ServiceResult<Slot> {
+        let weight = self.weight(demand.threads);
+        let booking = Booking {
+            weight,
+            time: demand.time,
+            deadline,
+        };
+        // Semaphore permits are counted in `u32`; the budget is far smaller.
+        let permits = u32::try_from(weight).unwrap_or(u32::MAX);
+        if let Ok(permit) = Arc::clone(&self.permits).try_acquire_many_owned(permits) {
+            return self.slot(permit, None, booking, stop);
+        }
+        let queued = self.waiting.fetch_add(1, Ordering::AcqRel);
+        let _queue_slot = QueueSlot(&self.waiting);
+        let now = Instant::now();
+        let mut entry = WaitingEntry {
+            job: None,
+            ledger: &self.ledger,
+        };
+        {
+            let mut ledger = self.ledger();
+            let start = ledger.estimate_start(self.units, weight, now);
+            let retry_after = (start - now).clamp(RETRY_AFTER, RETRY_AFTER_MAX);
+            if queued >= self.settings.queue {
+                self.metrics.refused();
+                return Err(ServiceError::Busy {
+                    slots: self.settings.slots,
+                    queue: self.settings.queue,
+                    retry_after,
+                });
+            }
+            if let Some(deadline) = deadline
+                && latest_start(deadline).is_none_or(|latest| start > latest)
+            {
+                self.metrics.refused();
+                return Err(ServiceError::NoSlotInTime {
+                    wait: start - now,
+                    left: deadline.saturating_duration_since(now),
+                    retry_after,
+                });
+            }
+            entry.job = Some(ledger.enqueue(booking));
+        }
+        let _queued = self.metrics.queued();
+        let acquire = Arc::clone(&self.permits).acquire_many_owned(permits);
+        let acquired = match deadline.and_then(latest_start) {
+            Some(latest) => tokio::time::timeout_at(latest.into(), acquire).await.ok(),
+            None if deadline.is_some() => None,
+            None => Some(acquire.await),
+        };
+        let Some(acquired) = acquired else {
+            // The estimate was wrong (a job ran longer than expected): give up now, while the
+            // client can still act on the answer, rather than at its deadline.
+            self.metrics.refused();
+            let waited = now.elapsed();
+            return Err(ServiceError::NoSlotInTime {
+                wait: waited,
+                left: deadline.map_or(Duration::ZERO, |d| {
+                    d.saturating_duration_since(Instant::now())
+                }),
+                retry_after: RETRY_AFTER,
+            });
+        };
+        let permit =
+            acquired.map_err(|_| ServiceError::Internal("search semaphore closed".into()))?;
+        self.slot(permit, entry.job.take(), booking, stop)
+    }
+
+    /// Takes an idle engine searcher for a granted permit and records the job as running.
+    fn slot(
+        &self,
+        permit: OwnedSemaphorePermit,
+        waited: Option<JobId>,
+        booking: Booking,
+        stop: &Arc<AtomicBool>,
+    ) -> ServiceResult<Slot> {
+        let job = self
+            .ledger()
+            .start(waited, booking, Instant::now(), Arc::clone(stop));
         let search = self
             .idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .pop()
-            .ok_or_else(|| ServiceError::Internal("no idle search pool behind a permit".into()))?;
-        Ok(Slot {
-            search: Some(search),
+            .pop();
+        let slot = Slot {
+            search,
             idle: Arc::clone(&self.idle),
+            job,
+            ledger: Arc::clone(&self.ledger),
             _permit: permit,
-        })
+        };
+        if slot.search.is_none() {
+            // Dropping `slot` forgets the job and returns the permit.
+            return Err(ServiceError::Internal(
+                "no idle searcher behind a permit".into(),
+            ));
+        }
+        Ok(slot)
     }
 
-    /// Waits for a permit, or refuses when the wait queue is full.
-    async fn permit(&self, threads: usize) -> ServiceResult<OwnedSemaphorePermit> {
-        // At least one slot's worth (so there are never more searches than engine pools), at
-        // most the whole budget (so a big request is not refused forever).
-        let per_slot = self.settings.threads_per_slot.max(1);
-        let budget = self.settings.slots.max(1) * per_slot;
-        let weight = threads.clamp(per_slot, budget) as u32;
-        if let Ok(permit) = Arc::clone(&self.permits).try_acquire_many_owned(weight) {
-            return Ok(permit);
-        }
-        let queued = self.waiting.fetch_add(1, Ordering::AcqRel);
-        let _slot = QueueSlot(&self.waiting);
-        if queued >= self.settings.queue {
-            self.metrics.refused();
-            return Err(ServiceError::Busy {
-                slots: self.settings.slots,
-                queue: self.settings.queue,
-                retry_after: RETRY_AFTER,
-            });
-        }
-        let _queued = self.metrics.queued();
-        Arc::clone(&self.permits)
-            .acquire_many_owned(weight)
-            .await
-            .map_err(|_| ServiceError::Internal("search semaphore closed".into()))
-    }
-
-    /// Admits a job and starts it on a new thread. `job` receives the slot's engine search
-    /// pool, the stop flag and the time left before `deadline` (minus [`DEADLINE_MARGIN`] and a
-    /// tenth of the time left, at most 200 ms more).
+    /// Admits a one-thread job of unknown length and starts it on a new thread. `job` receives
+    /// the slot's engine searcher, the stop flag and the time left before `deadline` (minus
+    /// [`DEADLINE_MARGIN`] and a tenth of the time left, at most 200 ms more).
     ///
     /// # Errors
-    /// `Busy` when the queue is full, `DeadlineExceeded` if no time is left once admitted,
-    /// `Internal` if the thread cannot be spawned.
+    /// `Busy` when the queue is full, `NoSlotInTime` when no slot frees up while the deadline
+    /// leaves time to search, `DeadlineExceeded` if no time is left once admitted, `Internal`
+    /// if the thread cannot be spawned.
     pub async fn start<T, F>(&self, deadline: Option<Instant>, job: F) -> ServiceResult<Running<T>>
     where
         T: Send + 'static,
         F: FnOnce(&Searcher, &AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
-        self.start_threads(deadline, 1, job).await
+        self.start_job(deadline, Demand::ONE_THREAD, job).await
     }
 
-    /// [`EnginePool::start`] for a job that runs `threads` threads (counted against the budget).
+    /// [`EnginePool::start`] for a job that asks for `demand` (threads counted against the
+    /// budget, expected run time for the admission estimate).
     ///
     /// # Errors
     /// See [`EnginePool::start`].
-    pub async fn start_threads<T, F>(
+    pub async fn start_job<T, F>(
         &self,
         deadline: Option<Instant>,
-        threads: usize,
+        demand: Demand,
         job: F,
     ) -> ServiceResult<Running<T>>
     where
         T: Send + 'static,
         F: FnOnce(&Searcher, &AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
-        let slot = self.admit(threads).await?;
+        if let Some(deadline) = deadline {
+            // Nothing to wait for if no time is left even now.
+            search_budget(deadline, Instant::now())?;
+        }
+        // Created before admission so that the ledger sees a cancelled job as ending now; set
+        // when the request is dropped (guard below), even while it waits.
+        let stop = Arc::new(AtomicBool::new(false));
+        let guard = StopOnDrop(Arc::clone(&stop));
+        let slot = self.admit(demand, deadline, &stop).await?;
         let budget = match deadline {
             Some(deadline) => Some(search_budget(deadline, Instant::now())?),
             None => None,
         };
-        let stop = Arc::new(AtomicBool::new(self.finishing.load(Ordering::Relaxed)));
         self.register(&stop);
+        // Registered first, then checked: a drain that began while this job waited either sees
+        // it registered or has already set `finishing` (both under the `running` lock).
+        if self.finishing.load(Ordering::Relaxed) {
+            stop.store(true, Ordering::Relaxed);
+        }
         let (tx, rx) = oneshot::channel();
         let thread_stop = Arc::clone(&stop);
         std::thread::Builder::new()
@@ -315,7 +497,7 @@ impl EnginePool {
             .map_err(|e| ServiceError::Internal(format!("cannot spawn engine thread: {e}")))?;
         Ok(Running {
             result: rx,
-            _stop: StopOnDrop(stop),
+            _stop: guard,
         })
     }
 
@@ -332,8 +514,8 @@ impl EnginePool {
     ) -> ServiceResult<SearchResult> {
         // The search runs on another thread: hand it the RPC span so its span nests under it.
         let (parent, metrics) = (tracing::Span::current(), self.metrics.clone());
-        let threads = limits.threads;
-        self.start_threads(deadline, threads, move |search, stop, budget| {
+        let demand = Demand::of_search(&limits);
+        self.start_job(deadline, demand, move |search, stop, budget| {
             let limits = cap_movetime(limits, budget);
             metrics.observe(&parent, &limits, || {
                 search.search(&position, &limits, &options, stop, &mut |_| {})
@@ -357,9 +539,9 @@ impl EnginePool {
     ) -> ServiceResult<Analysis> {
         let (info_tx, infos) = mpsc::channel(INFO_BUFFER);
         let (parent, metrics) = (tracing::Span::current(), self.metrics.clone());
-        let threads = limits.threads;
+        let demand = Demand::of_search(&limits);
         let running = self
-            .start_threads(deadline, threads, move |search, stop, budget| {
+            .start_job(deadline, demand, move |search, stop, budget| {
                 let limits = cap_movetime(limits, budget);
                 metrics.observe(&parent, &limits, || {
                     search.search(&position, &limits, &options, stop, &mut |info| {
@@ -378,28 +560,21 @@ impl EnginePool {
     }
 
     /// Runs a CPU-bound job that has no search limits (perft) under the same admission control.
+    /// `job` gets the stop flag (set when the request is cancelled or the server drains) and the
+    /// time left before the deadline (less the answering margin), and must honour both.
     ///
     /// # Errors
     /// See [`EnginePool::start`].
     pub async fn run<T, F>(&self, deadline: Option<Instant>, job: F) -> ServiceResult<T>
     where
         T: Send + 'static,
-        F: FnOnce() -> T + Send + 'static,
+        F: FnOnce(&AtomicBool, Option<Duration>) -> T + Send + 'static,
     {
-        self.start(deadline, move |_, _, _| job())
+        self.start(deadline, move |_, stop, budget| job(stop, budget))
             .await?
             .finish()
             .await
     }
-}
-
-/// The search time left before `deadline`, keeping back the margin for answering.
-fn search_budget(deadline: Instant, now: Instant) -> ServiceResult<Duration> {
-    let left = deadline.saturating_duration_since(now);
-    let margin = DEADLINE_MARGIN + (left / DEADLINE_MARGIN_DIVISOR).min(DEADLINE_MARGIN_MAX_EXTRA);
-    Some(left.saturating_sub(margin))
-        .filter(|budget| !budget.is_zero())
-        .ok_or(ServiceError::DeadlineExceeded)
 }
 
 /// Caps the search time by the time left before the deadline.
@@ -442,7 +617,10 @@ mod tests {
     async fn full_queue_is_refused_with_busy() {
         let pool = pool(1, 0);
         let (_running, _done) = spin(&pool).await;
-        let err = pool.run(None, || ()).await.expect_err("no slot, no queue");
+        let err = pool
+            .run(None, |_, _| ())
+            .await
+            .expect_err("no slot, no queue");
         assert!(matches!(err, ServiceError::Busy { .. }), "{err}");
     }
 
@@ -455,7 +633,7 @@ mod tests {
         // The permit is released when the thread ends, shortly after the stop.
         let value = tokio::time::timeout(Duration::from_secs(5), async {
             loop {
-                match pool.run(None, || 7).await {
+                match pool.run(None, |_, _| 7).await {
                     Ok(v) => break v,
                     Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
                 }
@@ -489,15 +667,22 @@ mod tests {
         let pool = pool(2, 0);
         let (done_tx, done_rx) = oneshot::channel();
         let wide = pool
-            .start_threads(None, 2, move |_, stop, _| {
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                let _ = done_tx.send(());
-            })
+            .start_job(
+                None,
+                Demand {
+                    threads: 2,
+                    time: None,
+                },
+                move |_, stop, _| {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    let _ = done_tx.send(());
+                },
+            )
             .await
             .expect("admitted");
-        let err = pool.run(None, || ()).await.expect_err("budget used up");
+        let err = pool.run(None, |_, _| ()).await.expect_err("budget used up");
         assert!(matches!(err, ServiceError::Busy { .. }), "{err}");
         drop(wide);
         done_rx.await.expect("stopped");
@@ -507,7 +692,7 @@ mod tests {
     async fn an_expired_deadline_is_refused() {
         let pool = pool(1, 0);
         let err = pool
-            .run(Some(Instant::now()), || ())
+            .run(Some(Instant::now()), |_, _| ())
             .await
             .expect_err("no time left");
         assert!(matches!(err, ServiceError::DeadlineExceeded));
@@ -537,15 +722,6 @@ mod tests {
         assert!(a.expect("first").best_move.is_some());
         assert!(b.expect("second").best_move.is_some());
         assert_eq!(pool.idle.lock().expect("lock").len(), 2);
-    }
-
-    #[test]
-    fn the_budget_keeps_a_margin_that_grows_with_the_deadline_up_to_a_cap() {
-        let now = Instant::now();
-        let budget = |ms| search_budget(now + Duration::from_millis(ms), now).ok();
-        assert_eq!(budget(200), Some(Duration::from_millis(130)));
-        assert_eq!(budget(10_000), Some(Duration::from_millis(9_750)));
-        assert!(budget(40).is_none(), "no time left to search");
     }
 
     #[test]

@@ -1,11 +1,32 @@
 //! The service's error type: everything a request can fail with.
 //!
-//! Messages are lowercase, carry the offending input, and are sent to clients as they are
-//! (except [`ServiceError::Internal`], whose details are only logged; see `status.rs`).
+//! Messages are lowercase and name the problem; they quote client input through
+//! [`variant_engine::quote()`] (at most ~100 characters of it, plus its length), because
+//! a status message travels as an HTTP/2 header that clients refuse past a few kilobytes. They
+//! are sent to clients as they are (except [`ServiceError::Internal`], whose details are only
+//! logged), with machine-readable details (see `status.rs`).
 
-use std::time::Duration;
+use std::{fmt, time::Duration};
 
-use variant_engine::{FenError, MoveError, UnknownVariant};
+use variant_engine::{FenError, MoveError, Termination, UnknownVariant, quote};
+
+/// Which request field held a move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveField {
+    /// `ApplyMoveRequest.move`.
+    Apply,
+    /// `Position.moves[index]`.
+    List(usize),
+}
+
+impl fmt::Display for MoveField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoveField::Apply => f.write_str("move"),
+            MoveField::List(index) => write!(f, "position.moves[{index}]"),
+        }
+    }
+}
 
 /// Why a request failed.
 #[derive(Debug, thiserror::Error)]
@@ -20,7 +41,7 @@ pub enum ServiceError {
     #[error(transparent)]
     InvalidMove(#[from] MoveError),
     /// A move of `Position.moves` is unparsable or illegal.
-    #[error("position.moves[{index}] {text:?} cannot be played: {source}")]
+    #[error("position.moves[{index}] {} cannot be played: {source}", quote(.text))]
     MoveList {
         /// 0-based index into `Position.moves`.
         index: usize,
@@ -28,6 +49,16 @@ pub enum ServiceError {
         text: String,
         /// What the engine said about it.
         source: MoveError,
+    },
+    /// A move was sent for a position whose game is over (it has no legal moves).
+    #[error("{field} {} cannot be played: the game is over ({})", quote(.text), termination_text(*.reason))]
+    GameOver {
+        /// Where the move was.
+        field: MoveField,
+        /// The move text.
+        text: String,
+        /// How the game ended.
+        reason: Termination,
     },
     /// The moves list is longer than the configured maximum.
     #[error("position.moves has {count} moves, more than the maximum {max}")]
@@ -72,9 +103,32 @@ pub enum ServiceError {
         /// Suggested wait before retrying.
         retry_after: Duration,
     },
+    /// No search slot frees up while the request's deadline still leaves time to search.
+    #[error(
+        "no search slot frees up in time: about {} ms to wait, and the deadline is {} ms away; retry later",
+        .wait.as_millis(),
+        .left.as_millis()
+    )]
+    NoSlotInTime {
+        /// The expected wait (or, if the request gave up waiting, how long it waited).
+        wait: Duration,
+        /// Time left before the deadline.
+        left: Duration,
+        /// Suggested wait before retrying.
+        retry_after: Duration,
+    },
     /// The request's deadline left no time to search.
     #[error("deadline exceeded before the search could start")]
     DeadlineExceeded,
+    /// A perft was stopped by its deadline before it finished.
+    #[error("perft to depth {depth} did not finish before the deadline")]
+    PerftUnfinished {
+        /// The depth asked for.
+        depth: u32,
+    },
+    /// Work was stopped because the server is draining.
+    #[error("the server is shutting down; retry on another replica")]
+    ShuttingDown,
     /// A bug or resource failure; details are logged, never sent.
     #[error("internal error: {0}")]
     Internal(String),
@@ -82,3 +136,17 @@ pub enum ServiceError {
 
 /// Result alias for request handling.
 pub type ServiceResult<T> = Result<T, ServiceError>;
+
+/// Words for a game ending, as in the .proto's `Termination` comments.
+pub fn termination_text(reason: Termination) -> &'static str {
+    match reason {
+        Termination::Checkmate => "checkmate",
+        Termination::Stalemate => "stalemate",
+        Termination::ThreefoldRepetition => "threefold repetition",
+        Termination::FiftyMoveRule => "fifty-move rule",
+        Termination::TenPoints => "Decima ten points",
+        Termination::CheckUnanswered => "Decima check unanswered",
+        Termination::LastUnitCaptured => "Decima last unit captured",
+        Termination::InsufficientMaterial => "insufficient material",
+    }
+}

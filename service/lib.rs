@@ -5,9 +5,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod admission;
 pub mod api;
 pub mod auth;
 pub mod config;
+pub mod connections;
 pub mod convert;
 pub mod engine_pool;
 pub mod error;

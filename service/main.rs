@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser as _;
-use variant_service::{Cli, Command, healthcheck, serve, shutdown, telemetry};
+use variant_service::{Cli, Command, healthcheck, server, shutdown, telemetry};
 
 /// mimalloc instead of the system allocator: a `LegalMoves` answer is hundreds of small strings
 /// built on one tokio worker and freed on another, and glibc's malloc/free (with its
@@ -16,14 +16,14 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Healthcheck { addr }) => match healthcheck::check(addr).await {
+        Some(Command::Healthcheck(args)) => match healthcheck::check(&args).await {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => {
                 eprintln!("not serving");
                 ExitCode::FAILURE
             }
             Err(e) => {
-                eprintln!("{e}");
+                eprintln!("healthcheck: {e}");
                 ExitCode::FAILURE
             }
         },
@@ -36,18 +36,26 @@ async fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let code = match tokio::net::TcpListener::bind(cli.config.listen).await {
-                Ok(listener) => match serve(cli.config, listener, shutdown::signal()).await {
-                    Ok(()) => ExitCode::SUCCESS,
+            let listen = cli.config.listen;
+            // Every configuration mistake is reported before the port is bound.
+            let code = match server::prepare(cli.config) {
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot start");
+                    ExitCode::FAILURE
+                }
+                Ok(prepared) => match tokio::net::TcpListener::bind(listen).await {
+                    Ok(listener) => match prepared.serve(listener, shutdown::signal()).await {
+                        Ok(()) => ExitCode::SUCCESS,
+                        Err(e) => {
+                            tracing::error!(error = %e, "server failed");
+                            ExitCode::FAILURE
+                        }
+                    },
                     Err(e) => {
-                        tracing::error!(error = %e, "server failed");
+                        tracing::error!(%listen, error = %e, "cannot listen");
                         ExitCode::FAILURE
                     }
                 },
-                Err(e) => {
-                    tracing::error!(listen = %cli.config.listen, error = %e, "cannot listen");
-                    ExitCode::FAILURE
-                }
             };
             // After the server stopped: the last spans and metrics of the drain are included.
             telemetry.shutdown().await;

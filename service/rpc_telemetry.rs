@@ -95,6 +95,7 @@ macro_rules! rpc_span {
             rpc.service = $service.as_str(),
             rpc.method = $method.as_str(),
             rpc.grpc.status_code = Empty,
+            fault = Empty,
             variant = Empty,
             moves = Empty,
             trace_id = Empty,
@@ -125,6 +126,56 @@ fn is_server_error(code: Code) -> bool {
     )
 }
 
+/// Starts of the messages of tonic 0.14's request decoder (and prost's, through tonic-prost)
+/// for a request it cannot read: undecodable protobuf, broken gRPC framing, a stream reset by
+/// the client. gRPC's status-code table makes them `INTERNAL`, and we keep that code, but the
+/// fault is the caller's. `tests/hostile.rs` sends each kind of broken request, so a tonic
+/// upgrade that rewords one fails there.
+const MALFORMED_REQUEST_MESSAGES: &[&str] = &[
+    "failed to decode Protobuf message",
+    "protocol error: received message with",
+    "Unexpected EOF decoding stream",
+    "Error decompressing",
+    "Missing request message",
+    "h2 protocol error",
+];
+
+/// Whose fault a failed call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The caller's: a bad or malformed request, a refusal, a cancellation.
+    Client,
+    /// Ours: the server could not do what a valid request asked.
+    Server,
+}
+
+impl Fault {
+    /// The call's fault, `None` for a success.
+    pub fn of(status: &tonic::Status) -> Option<Fault> {
+        let code = status.code();
+        if code == Code::Ok {
+            return None;
+        }
+        let malformed = code == Code::Internal
+            && MALFORMED_REQUEST_MESSAGES
+                .iter()
+                .any(|start| status.message().starts_with(start));
+        Some(if is_server_error(code) && !malformed {
+            Fault::Server
+        } else {
+            Fault::Client
+        })
+    }
+
+    /// The value of the `fault` attribute.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fault::Client => "client",
+            Fault::Server => "server",
+        }
+    }
+}
+
 /// One call in flight: finishes the span and records the metric exactly once.
 struct Call {
     span: Span,
@@ -142,24 +193,35 @@ impl Call {
         }
         self.done = true;
         let code = status.code();
+        let fault = Fault::of(status);
         self.span.record("rpc.grpc.status_code", code as i64);
-        if is_server_error(code) {
+        if let Some(fault) = fault {
+            self.span.record("fault", fault.as_str());
+        }
+        if fault == Some(Fault::Server) {
             self.span
                 .record("otel.status_code", "ERROR")
                 .record("otel.status_description", status.message());
         }
-        if code != Code::Ok {
+        if let Some(fault) = fault {
             // Handlers return errors without logging them; this is the one log line per failure.
             // Entered (not just `parent:`) so JSON lines get the trace id too.
             let _entered = self.span.enter();
             tracing::info!(
                 code = ?code,
+                fault = fault.as_str(),
                 error = status.message(),
                 "rpc failed"
             );
         }
-        self.metrics
-            .record(&self.service, &self.method, code, self.started.elapsed());
+        self.metrics.record(
+            &self.service,
+            &self.method,
+            code,
+            fault,
+            self.started.elapsed(),
+        );
+        self.metrics.call_ended();
     }
 }
 
@@ -206,6 +268,7 @@ where
         if span_context.is_valid() {
             span.record("trace_id", span_context.trace_id().to_string());
         }
+        self.metrics.call_started();
         let mut call = Call {
             span: span.clone(),
             started: Instant::now(),
@@ -302,6 +365,26 @@ mod tests {
         assert!(!is_server_error(Code::InvalidArgument));
         assert!(!is_server_error(Code::ResourceExhausted));
         assert!(!is_server_error(Code::Ok));
+    }
+
+    #[test]
+    fn undecodable_requests_are_the_callers_fault_other_internal_errors_ours() {
+        let fault = |code, message: &str| Fault::of(&tonic::Status::new(code, message));
+        assert_eq!(
+            fault(
+                Code::Internal,
+                "failed to decode Protobuf message: invalid wire type value: 7"
+            ),
+            Some(Fault::Client)
+        );
+        assert_eq!(
+            fault(Code::Internal, "Unexpected EOF decoding stream."),
+            Some(Fault::Client)
+        );
+        assert_eq!(fault(Code::Internal, "internal error"), Some(Fault::Server));
+        assert_eq!(fault(Code::InvalidArgument, "bad"), Some(Fault::Client));
+        assert_eq!(fault(Code::DeadlineExceeded, "late"), Some(Fault::Server));
+        assert_eq!(fault(Code::Ok, ""), None);
     }
 
     #[test]

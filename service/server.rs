@@ -1,6 +1,12 @@
 //! Assembles and runs the tonic server: `GameEngine`, `grpc.health.v1` and reflection (v1 and
 //! v1alpha, restricted to our services), with explicit message-size limits.
 //!
+//! Start-up has two steps, so that every configuration mistake (a bad flag, an unreadable TLS
+//! or token file) is reported before the port is bound: [`prepare`] validates the whole
+//! configuration and builds everything, then [`Prepared::serve`] runs on a bound listener.
+//! Connections come from our own accept loop (`connections.rs`: handshake timeout, closing
+//! idle connections at shutdown).
+//!
 //! Extension points: tower middleware goes into `middleware()` (the RPC telemetry layer is the
 //! outermost, so it measures what inner layers refuse) and TLS into `builder()`
 //! (`Server::builder().tls_config(..)`).
@@ -11,7 +17,7 @@ use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 use tonic::{
     server::NamedService,
     service::interceptor::InterceptedService,
-    transport::{Certificate, Server, ServerTlsConfig, server::TcpIncoming},
+    transport::{Certificate, Server, ServerTlsConfig},
 };
 use tonic_health::ServingStatus;
 use tower::{
@@ -24,6 +30,7 @@ use crate::{
     api::GameEngineService,
     auth::{BearerAuth, TokensError},
     config::{Config, ConfigError},
+    connections::Connections,
     convert::Caps,
     engine_pool::{EnginePool, PoolSettings},
     proto::{self, game_engine_server::GameEngineServer},
@@ -69,7 +76,7 @@ fn middleware(metrics: RpcMetrics) -> ServiceBuilder<Stack<RpcTelemetryLayer, Id
 }
 
 /// The transport builder: connection-level settings and TLS.
-fn builder(config: &Config) -> Result<Server, ServerError> {
+fn builder(config: &Config, tls: Option<ServerTlsConfig>) -> Result<Server, ServerError> {
     let mut server = Server::builder()
         .http2_keepalive_interval(config.keepalive())
         .max_concurrent_streams(config.max_concurrent_streams)
@@ -77,14 +84,15 @@ fn builder(config: &Config) -> Result<Server, ServerError> {
     if let Some(age) = config.max_connection_age_secs {
         server = server.max_connection_age(Duration::from_secs(age));
     }
-    if let Some(tls) = tls_config(config)? {
+    if let Some(tls) = tls {
         server = server.tls_config(tls)?;
     }
     Ok(server)
 }
 
 /// Server TLS from `--tls-cert`/`--tls-key`, with client certificates required when
-/// `--tls-client-ca` is set (tonic's rustls acceptor then rejects clients without one).
+/// `--tls-client-ca` is set (tonic's rustls acceptor then rejects clients without one). The TLS
+/// handshake gets the handshake timeout, like the HTTP/2 preface.
 fn tls_config(config: &Config) -> Result<Option<ServerTlsConfig>, ServerError> {
     let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) else {
         return Ok(None);
@@ -95,14 +103,171 @@ fn tls_config(config: &Config) -> Result<Option<ServerTlsConfig>, ServerError> {
             source,
         })
     };
-    let mut tls = ServerTlsConfig::new().identity(tonic::transport::Identity::from_pem(
-        read(cert)?,
-        read(key)?,
-    ));
+    let mut tls = ServerTlsConfig::new()
+        .identity(tonic::transport::Identity::from_pem(
+            read(cert)?,
+            read(key)?,
+        ))
+        .timeout(config.handshake_timeout());
     if let Some(ca) = &config.tls_client_ca {
         tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
     }
     Ok(Some(tls))
+}
+
+/// The reflection services' builder, restricted to our services.
+fn reflection() -> tonic_reflection::server::Builder<'static> {
+    tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .with_service_name(GameEngineServer::<GameEngineService>::NAME)
+        .with_service_name(<tonic_health::pb::health_server::HealthServer<
+            tonic_health::server::HealthService,
+        > as NamedService>::NAME)
+}
+
+/// A server built from a validated configuration, ready to run on a listener.
+#[derive(Debug)]
+pub struct Prepared {
+    config: Config,
+    server: Server,
+    pool: Arc<EnginePool>,
+    auth: BearerAuth,
+    connections: Connections,
+    rpc_metrics: RpcMetrics,
+}
+
+/// Validates the whole configuration and builds the server (engine pool, TLS, tokens), without
+/// touching the network: call it before binding, so mistakes are reported first.
+///
+/// # Errors
+/// Invalid configuration, unreadable TLS or token files, a TLS set-up tonic refuses.
+pub fn prepare(config: Config) -> Result<Prepared, ServerError> {
+    let config = config.validate()?;
+    let auth = BearerAuth::from_config(&config)?;
+    let tls = tls_config(&config)?;
+    let server = builder(&config, tls)?;
+    // Reflection is rebuilt in `serve` (its services are not `Debug`); building it here checks
+    // the descriptor sets before the port is bound.
+    reflection().build_v1()?;
+    let pool = Arc::new(EnginePool::new(PoolSettings {
+        slots: config.max_searches(),
+        queue: config.search_queue,
+        hash_mb: config.hash_mb,
+        threads_per_slot: config.search_threads,
+    }));
+    let connections = Connections::new(config.handshake_timeout());
+    Ok(Prepared {
+        config,
+        server,
+        pool,
+        auth,
+        connections,
+        rpc_metrics: RpcMetrics::new(),
+    })
+}
+
+impl Prepared {
+    /// The search pool (its [`EnginePool::load`] shows running jobs and free slots).
+    pub fn pool(&self) -> Arc<EnginePool> {
+        Arc::clone(&self.pool)
+    }
+
+    /// The live connections.
+    pub fn connections(&self) -> Connections {
+        self.connections.clone()
+    }
+
+    /// Serves on `listener` until `signal` completes, then drains (see `shutdown.rs`).
+    ///
+    /// # Errors
+    /// Reflection set-up, listener or transport failure.
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        signal: impl Future<Output = ()> + Send,
+    ) -> Result<(), ServerError> {
+        let Prepared {
+            config,
+            server,
+            pool,
+            auth,
+            connections,
+            rpc_metrics,
+        } = self;
+        let registry = Arc::new(Registry::builtin());
+        let api = GameEngineService::new(registry, Caps::from(&config), Arc::clone(&pool));
+        let engine = GameEngineServer::new(api)
+            .max_decoding_message_size(config.max_message_bytes)
+            .max_encoding_message_size(config.max_message_bytes);
+        // Health stays outside the token check so that probes work; everything else is inside.
+        let engine = InterceptedService::new(engine, auth.clone());
+
+        let (health, health_service) = tonic_health::server::health_reporter();
+        health
+            .set_serving::<GameEngineServer<GameEngineService>>()
+            .await;
+
+        let reflection_v1 = InterceptedService::new(reflection().build_v1()?, auth.clone());
+        let reflection_v1alpha =
+            InterceptedService::new(reflection().build_v1alpha()?, auth.clone());
+
+        let local = listener.local_addr()?;
+        tracing::info!(
+            listen = %local,
+            max_searches = config.max_searches(),
+            search_threads = config.search_threads,
+            tls = config.tls_cert.is_some(),
+            mutual_tls = config.tls_client_ca.is_some(),
+            bearer_auth = auth.enabled(),
+            "variant-service listening"
+        );
+
+        let (stop_accepting, stopped) = oneshot::channel::<()>();
+        let server = server
+            .layer(middleware(rpc_metrics.clone()))
+            .add_service(engine)
+            .add_service(health_service)
+            .add_service(reflection_v1)
+            .add_service(reflection_v1alpha)
+            .serve_with_incoming_shutdown(connections.incoming(listener), async {
+                let _ = stopped.await;
+            });
+        let grace = config.shutdown_grace();
+        let draining = connections.clone();
+        let on_drain = async move {
+            // Searches still running shortly before the grace period ends are told to stop, so
+            // they answer with their best move so far instead of being cut off with the
+            // connection.
+            tokio::spawn(async move {
+                tokio::time::sleep(grace.saturating_sub(shutdown::SEARCH_FINISH_MARGIN)).await;
+                pool.finish_all();
+            });
+            // Tell load balancers and probes first, then stop accepting.
+            health
+                .set_service_status("", ServingStatus::NotServing)
+                .await;
+            health
+                .set_not_serving::<GameEngineServer<GameEngineService>>()
+                .await;
+            let _ = stop_accepting.send(());
+            // Sockets that never began HTTP/2 have no call to finish: close them now.
+            draining.shutting_down();
+        };
+        shutdown::run_until_drained(
+            server,
+            signal,
+            on_drain,
+            shutdown::Drain {
+                grace,
+                calls_in_flight: &|| rpc_metrics.in_flight(),
+                close_connections: &|| connections.close_all(),
+            },
+        )
+        .await?;
+        tracing::info!("variant-service stopped");
+        Ok(())
+    }
 }
 
 /// Serves on `listener` until `signal` completes, then drains (see `shutdown.rs`).
@@ -114,83 +279,7 @@ pub async fn serve(
     listener: TcpListener,
     signal: impl Future<Output = ()> + Send,
 ) -> Result<(), ServerError> {
-    let config = config.validate()?;
-    let registry = Arc::new(Registry::builtin());
-    let pool = Arc::new(EnginePool::new(PoolSettings {
-        slots: config.max_searches(),
-        queue: config.search_queue,
-        hash_mb: config.hash_mb,
-        threads_per_slot: config.search_threads,
-    }));
-    let api = GameEngineService::new(registry, Caps::from(&config), Arc::clone(&pool));
-    let engine = GameEngineServer::new(api)
-        .max_decoding_message_size(config.max_message_bytes)
-        .max_encoding_message_size(config.max_message_bytes);
-    // Health stays outside the token check so that probes work; everything else is inside.
-    let auth = BearerAuth::from_config(&config)?;
-    let engine = InterceptedService::new(engine, auth.clone());
-
-    let (health, health_service) = tonic_health::server::health_reporter();
-    health
-        .set_serving::<GameEngineServer<GameEngineService>>()
-        .await;
-
-    let reflection = || {
-        tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-            .with_service_name(GameEngineServer::<GameEngineService>::NAME)
-            .with_service_name(<tonic_health::pb::health_server::HealthServer<
-                tonic_health::server::HealthService,
-            > as NamedService>::NAME)
-    };
-    let reflection_v1 = InterceptedService::new(reflection().build_v1()?, auth.clone());
-    let reflection_v1alpha = InterceptedService::new(reflection().build_v1alpha()?, auth.clone());
-
-    let local = listener.local_addr()?;
-    tracing::info!(
-        listen = %local,
-        max_searches = config.max_searches(),
-        search_threads = config.search_threads,
-        tls = config.tls_cert.is_some(),
-        mutual_tls = config.tls_client_ca.is_some(),
-        bearer_auth = auth.enabled(),
-        "variant-service listening"
-    );
-
-    let (stop_accepting, stopped) = oneshot::channel::<()>();
-    let server = builder(&config)?
-        .layer(middleware(RpcMetrics::new()))
-        .add_service(engine)
-        .add_service(health_service)
-        .add_service(reflection_v1)
-        .add_service(reflection_v1alpha)
-        .serve_with_incoming_shutdown(
-            TcpIncoming::from(listener).with_nodelay(Some(true)),
-            async {
-                let _ = stopped.await;
-            },
-        );
-    let grace = config.shutdown_grace();
-    let on_drain = async move {
-        // Searches still running shortly before the grace period ends are told to stop, so they
-        // answer with their best move so far instead of being cut off with the connection.
-        tokio::spawn(async move {
-            tokio::time::sleep(grace.saturating_sub(shutdown::SEARCH_FINISH_MARGIN)).await;
-            pool.finish_all();
-        });
-        // Tell load balancers and probes first, then stop accepting.
-        health
-            .set_service_status("", ServingStatus::NotServing)
-            .await;
-        health
-            .set_not_serving::<GameEngineServer<GameEngineService>>()
-            .await;
-        let _ = stop_accepting.send(());
-    };
-    shutdown::run_until_drained(server, signal, on_drain, grace).await?;
-    tracing::info!("variant-service stopped");
-    Ok(())
+    prepare(config)?.serve(listener, signal).await
 }
 
 /// A server running on a background task (for tests and embedding).
@@ -200,12 +289,24 @@ pub struct ServerHandle {
     pub addr: SocketAddr,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<Result<(), ServerError>>,
+    pool: Arc<EnginePool>,
+    connections: Connections,
 }
 
 impl ServerHandle {
     /// `http://addr`, for tonic clients.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The search pool, e.g. to see that every slot is free again ([`EnginePool::load`]).
+    pub fn pool(&self) -> &EnginePool {
+        &self.pool
+    }
+
+    /// The server's live connections.
+    pub fn connections(&self) -> &Connections {
+        &self.connections
     }
 
     /// Triggers a graceful shutdown and waits for it.
@@ -228,15 +329,18 @@ impl ServerHandle {
 /// # Errors
 /// Invalid configuration or an unusable listener.
 pub fn spawn(config: Config, listener: TcpListener) -> Result<ServerHandle, ServerError> {
-    let config = config.validate()?;
+    let prepared = prepare(config)?;
     let addr = listener.local_addr()?;
+    let (pool, connections) = (prepared.pool(), prepared.connections());
     let (tx, rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(serve(config, listener, async {
+    let task = tokio::spawn(prepared.serve(listener, async {
         let _ = rx.await;
     }));
     Ok(ServerHandle {
         addr,
         shutdown: Some(tx),
         task,
+        pool,
+        connections,
     })
 }

@@ -31,11 +31,40 @@ pub async fn signal() {
     }
 }
 
+/// How often the drain looks whether calls are still in flight.
+const QUIET_POLL: Duration = Duration::from_millis(20);
+/// How long no call may be in flight before the remaining (idle) connections are closed: a
+/// client that opened a stream just before our GOAWAY reached it gets that long to show up.
+const QUIET_LINGER: Duration = Duration::from_millis(100);
+/// How long the server may take to let go of its connections once they are told to close.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// What the drain needs to know and do besides waiting for the server.
+pub struct Drain<'a> {
+    /// Time in-flight calls get to finish.
+    pub grace: Duration,
+    /// Calls that have started and have no status yet.
+    pub calls_in_flight: &'a (dyn Fn() -> usize + Sync),
+    /// Closes every connection (they are idle, or the grace period is over).
+    pub close_connections: &'a (dyn Fn() + Sync),
+}
+
+impl std::fmt::Debug for Drain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Drain")
+            .field("grace", &self.grace)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Drives `server` until `signal` completes, runs `on_drain` (health `NOT_SERVING`, stop
-/// accepting), then gives in-flight requests `grace` to finish.
+/// accepting), then gives in-flight calls `drain.grace` to finish.
 ///
-/// When the grace period expires the server future is dropped: open connections close, request
-/// futures are dropped, and their guards stop running searches.
+/// The server itself finishes once every connection has closed; a connection whose client does
+/// not react to the GOAWAY (idle, half-open) would keep it waiting, so as soon as no call has
+/// been in flight for a moment (`QUIET_LINGER`) the remaining connections are closed. When the grace
+/// period expires they are closed too and the server future is dropped: request futures are
+/// dropped, and their guards stop running searches.
 ///
 /// # Errors
 /// The server's own error.
@@ -43,37 +72,92 @@ pub async fn run_until_drained<E>(
     server: impl Future<Output = Result<(), E>>,
     signal: impl Future<Output = ()>,
     on_drain: impl Future<Output = ()>,
-    grace: Duration,
+    drain: Drain<'_>,
 ) -> Result<(), E> {
     tokio::pin!(server);
     tokio::select! {
         result = &mut server => return result,
         () = signal => {}
     }
-    tracing::info!(grace_secs = grace.as_secs(), "draining in-flight requests");
+    tracing::info!(
+        grace_secs = drain.grace.as_secs(),
+        "draining in-flight requests"
+    );
     on_drain.await;
-    if let Ok(result) = tokio::time::timeout(grace, server).await {
-        result
-    } else {
-        tracing::warn!("grace period over; cancelling remaining requests");
-        Ok(())
+    let grace_over = tokio::time::sleep(drain.grace);
+    tokio::pin!(grace_over);
+    let mut quiet_since: Option<tokio::time::Instant> = None;
+    loop {
+        tokio::select! {
+            result = &mut server => return result,
+            () = &mut grace_over => {
+                tracing::warn!("grace period over; cancelling remaining requests");
+                (drain.close_connections)();
+                return Ok(());
+            }
+            () = tokio::time::sleep(QUIET_POLL) => {
+                if (drain.calls_in_flight)() > 0 {
+                    quiet_since = None;
+                    continue;
+                }
+                let since = *quiet_since.get_or_insert_with(tokio::time::Instant::now);
+                if since.elapsed() >= QUIET_LINGER {
+                    tracing::info!("no call in flight; closing idle connections");
+                    (drain.close_connections)();
+                    return tokio::time::timeout(CLOSE_WAIT, server)
+                        .await
+                        .unwrap_or(Ok(()));
+                }
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::convert::Infallible;
+    use std::{
+        convert::Infallible,
+        sync::atomic::{AtomicBool, Ordering},
+    };
 
     use super::*;
 
-    #[tokio::test]
-    async fn a_hanging_server_is_cut_off_after_the_grace_period() {
+    /// Drains a server that never finishes by itself, with `in_flight` calls throughout;
+    /// returns whether the drain ended within 5 s and whether it closed the connections.
+    async fn drain_hanging_server(grace: Duration, in_flight: usize) -> (bool, bool) {
+        let closed = AtomicBool::new(false);
         let server = std::future::pending::<Result<(), Infallible>>();
         let result = tokio::time::timeout(
             Duration::from_secs(5),
-            run_until_drained(server, async {}, async {}, Duration::from_millis(10)),
+            run_until_drained(
+                server,
+                async {},
+                async {},
+                Drain {
+                    grace,
+                    calls_in_flight: &|| in_flight,
+                    close_connections: &|| closed.store(true, Ordering::Relaxed),
+                },
+            ),
         )
         .await;
-        assert!(matches!(result, Ok(Ok(()))));
+        (matches!(result, Ok(Ok(()))), closed.load(Ordering::Relaxed))
+    }
+
+    #[tokio::test]
+    async fn a_hanging_server_is_cut_off_after_the_grace_period() {
+        assert_eq!(
+            drain_hanging_server(Duration::from_millis(10), 1).await,
+            (true, true)
+        );
+    }
+
+    #[tokio::test]
+    async fn with_nothing_in_flight_idle_connections_are_closed_long_before_the_grace_period() {
+        // A 60 s grace period: ending within the 5 s bound means it did not wait for it.
+        assert_eq!(
+            drain_hanging_server(Duration::from_secs(60), 0).await,
+            (true, true)
+        );
     }
 }

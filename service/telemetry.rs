@@ -16,7 +16,14 @@
 //! `rpc_telemetry.rs`) and [`SearchMetrics`] (recorded by `engine_pool.rs`, which also opens the
 //! `search` span through [`SearchMetrics::observe`]).
 
-use std::time::{Duration, Instant};
+use std::{
+    io::IsTerminal as _,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
 
 use opentelemetry::{
     Key, KeyValue,
@@ -42,7 +49,7 @@ use tracing_subscriber::{
 };
 use variant_engine::{Limits, SearchResult, StopReason};
 
-use crate::config::LogFormat;
+use crate::{config::LogFormat, rpc_telemetry::Fault};
 
 /// `service.name` when neither `OTEL_SERVICE_NAME` nor `OTEL_RESOURCE_ATTRIBUTES` names one.
 pub const DEFAULT_SERVICE_NAME: &str = "variant-service";
@@ -261,7 +268,11 @@ pub fn init(config: &TelemetryConfig) -> Result<Telemetry, TelemetryError> {
 
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let logs = match config.log_format {
-        LogFormat::Text => fmt::layer().with_filter(filter).boxed(),
+        // Colour codes only for a terminal: in a file, a pipe or a log collector they are noise.
+        LogFormat::Text => fmt::layer()
+            .with_ansi(colour_logs())
+            .with_filter(filter)
+            .boxed(),
         LogFormat::Json => fmt::layer()
             .json()
             .event_format(WithTraceId(fmt::format().json().flatten_event(true)))
@@ -283,6 +294,12 @@ pub fn init(config: &TelemetryConfig) -> Result<Telemetry, TelemetryError> {
         .with(spans)
         .try_init()?;
     Ok(telemetry)
+}
+
+/// True when text logs may use colour: stdout (where they go) is a terminal and `NO_COLOR` is
+/// not set (<https://no-color.org>).
+fn colour_logs() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// The trace id of the active OpenTelemetry context, if any.
@@ -327,16 +344,19 @@ mod keys {
     pub const RPC_METHOD: &str = "rpc.method";
     pub const RPC_GRPC_STATUS_CODE: &str = "rpc.grpc.status_code";
     pub const STOP_REASON: &str = "stop_reason";
+    pub const FAULT: &str = "fault";
 }
 
 fn meter() -> Meter {
     opentelemetry::global::meter(SCOPE)
 }
 
-/// RPC metrics after the OpenTelemetry RPC semantic conventions.
+/// RPC metrics after the OpenTelemetry RPC semantic conventions, and the count of calls in
+/// flight (which the drain at shutdown waits for).
 #[derive(Debug, Clone)]
 pub struct RpcMetrics {
     duration: Histogram<f64>,
+    in_flight: Arc<AtomicUsize>,
 }
 
 impl RpcMetrics {
@@ -348,20 +368,45 @@ impl RpcMetrics {
                 .with_unit("ms")
                 .with_description("Duration of inbound RPCs, until the response's status")
                 .build(),
+            in_flight: Arc::new(AtomicUsize::new(0)),
         }
     }
 
-    /// Records one finished RPC.
-    pub fn record(&self, service: &str, method: &str, code: tonic::Code, elapsed: Duration) {
-        self.duration.record(
-            elapsed.as_secs_f64() * 1000.0,
-            &[
-                KeyValue::new(keys::RPC_SYSTEM, "grpc"),
-                KeyValue::new(keys::RPC_SERVICE, service.to_owned()),
-                KeyValue::new(keys::RPC_METHOD, method.to_owned()),
-                KeyValue::new(keys::RPC_GRPC_STATUS_CODE, code as i64),
-            ],
-        );
+    /// Records one finished RPC; a failed one carries `fault` = `client` or `server`.
+    pub fn record(
+        &self,
+        service: &str,
+        method: &str,
+        code: tonic::Code,
+        fault: Option<Fault>,
+        elapsed: Duration,
+    ) {
+        let mut attributes = vec![
+            KeyValue::new(keys::RPC_SYSTEM, "grpc"),
+            KeyValue::new(keys::RPC_SERVICE, service.to_owned()),
+            KeyValue::new(keys::RPC_METHOD, method.to_owned()),
+            KeyValue::new(keys::RPC_GRPC_STATUS_CODE, code as i64),
+        ];
+        if let Some(fault) = fault {
+            attributes.push(KeyValue::new(keys::FAULT, fault.as_str()));
+        }
+        self.duration
+            .record(elapsed.as_secs_f64() * 1000.0, &attributes);
+    }
+
+    /// Counts a call that started.
+    pub fn call_started(&self) {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a call that has its status (or was dropped).
+    pub fn call_ended(&self) {
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Calls started and not yet ended.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
     }
 }
 
@@ -409,7 +454,9 @@ impl SearchMetrics {
             refused: meter
                 .u64_counter("variant.search.refused")
                 .with_unit("{job}")
-                .with_description("Searches and perfts refused because the queue was full")
+                .with_description(
+                    "Searches and perfts refused: queue full, or no slot free in time for the deadline",
+                )
                 .build(),
             nodes: meter
                 .u64_counter("variant.search.nodes")

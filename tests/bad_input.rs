@@ -306,3 +306,171 @@ async fn apply_move_beyond_the_moves_cap_is_invalid_argument() {
     assert_status(&status, Code::InvalidArgument, &["5 moves", "maximum 4"]);
     assert_still_serving(&mut s.client).await;
 }
+
+/// The `ErrorInfo` reason and the `BadRequest` field of a refused call.
+fn reason_and_field(status: &tonic::Status) -> (String, Option<String>) {
+    use tonic_types::StatusExt as _;
+    let details = status.get_error_details();
+    let info = details.error_info().expect("ErrorInfo");
+    assert_eq!(info.domain, "chessvariants.engine.v1");
+    let field = details
+        .bad_request()
+        .and_then(|b| b.field_violations.first())
+        .map(|v| v.field.clone());
+    (info.reason.clone(), field)
+}
+
+#[tokio::test]
+async fn refusals_carry_a_reason_and_the_field_as_error_details() {
+    let mut s = start().await;
+    let apply = |position: pb::Position, m: &str| pb::ApplyMoveRequest {
+        position: Some(position),
+        r#move: m.into(),
+    };
+    // Fool's mate: the game is over.
+    let mated = position("chess", "", &["f2f3", "e7e5", "g2g4", "d8h4"]);
+    let cases = [
+        (
+            apply(position("xiangqi", "", &[]), "e2e4"),
+            "UNKNOWN_VARIANT",
+            "position.variant",
+        ),
+        (
+            apply(position("chess", "hello world", &[]), "e2e4"),
+            "INVALID_FEN",
+            "position.fen",
+        ),
+        (
+            apply(position("chess", "", &[]), "zz9!"),
+            "UNPARSABLE_MOVE",
+            "move",
+        ),
+        (
+            apply(position("chess", "", &[]), "e2e5"),
+            "ILLEGAL_MOVE",
+            "move",
+        ),
+        (
+            apply(position("chess", "", &["e2e4", "e2e4"]), "e7e5"),
+            "ILLEGAL_MOVE",
+            "position.moves[1]",
+        ),
+        (apply(mated.clone(), "a2a3"), "GAME_OVER", "move"),
+        (
+            apply(
+                position("chess", "", &["f2f3", "e7e5", "g2g4", "d8h4", "a2a3"]),
+                "a7a6",
+            ),
+            "GAME_OVER",
+            "position.moves[4]",
+        ),
+    ];
+    for (request, reason, field) in cases {
+        let status = s.client.apply_move(request).await.expect_err(reason);
+        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+        assert_eq!(
+            reason_and_field(&status),
+            (reason.to_owned(), Some(field.to_owned())),
+            "{}",
+            status.message()
+        );
+        if reason == "GAME_OVER" {
+            assert!(
+                status.message().contains("checkmate"),
+                "{}",
+                status.message()
+            );
+        }
+    }
+    let status = s
+        .client
+        .apply_move(pb::ApplyMoveRequest {
+            position: None,
+            r#move: "e2e4".into(),
+        })
+        .await
+        .expect_err("no position");
+    assert_eq!(
+        reason_and_field(&status),
+        ("MISSING_FIELD".into(), Some("position".into()))
+    );
+    let status = s
+        .client
+        .best_move(pb::BestMoveRequest {
+            position: start_of("chess"),
+            limits: Some(pb::Limits {
+                depth: 999,
+                ..Default::default()
+            }),
+        })
+        .await
+        .expect_err("too deep");
+    assert_eq!(
+        reason_and_field(&status),
+        ("LIMIT_OUT_OF_RANGE".into(), Some("limits.depth".into()))
+    );
+    let status = s
+        .client
+        .perft(pb::PerftRequest {
+            position: start_of("chess"),
+            depth: 0,
+            split: false,
+        })
+        .await
+        .expect_err("depth 0");
+    assert_eq!(
+        reason_and_field(&status),
+        ("LIMIT_OUT_OF_RANGE".into(), Some("depth".into()))
+    );
+    assert_still_serving(&mut s.client).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_search_carries_search_busy_and_retry_info() {
+    use tonic_types::StatusExt as _;
+    let mut s = start_with(Config {
+        max_searches: std::num::NonZeroUsize::new(1),
+        search_queue: 0,
+        hash_mb: 1,
+        ..Config::default()
+    })
+    .await;
+    let mut hold = s
+        .client
+        .analyze(pb::AnalyzeRequest {
+            position: start_of("chess"),
+            limits: Some(pb::Limits {
+                movetime_ms: 10_000,
+                ..Default::default()
+            }),
+        })
+        .await
+        .expect("admitted")
+        .into_inner();
+    hold.message().await.expect("an update");
+    let status = s
+        .client
+        .best_move(pb::BestMoveRequest {
+            position: start_of("chess"),
+            limits: None,
+        })
+        .await
+        .expect_err("busy");
+    assert_eq!(status.code(), Code::ResourceExhausted);
+    let details = status.get_error_details();
+    assert_eq!(
+        details.error_info().map(|i| i.reason.as_str()),
+        Some("SEARCH_BUSY")
+    );
+    let retry = details
+        .retry_info()
+        .and_then(|r| r.retry_delay)
+        .expect("RetryInfo");
+    let trailer: u64 = status
+        .metadata()
+        .get("retry-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .expect("retry-after-ms");
+    assert_eq!(retry.as_millis(), u128::from(trailer));
+}

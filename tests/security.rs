@@ -201,3 +201,63 @@ async fn bearer_tokens_are_checked_except_for_health() {
     assert_eq!(health.status, ServingStatus::Serving as i32);
     handle.shutdown().await.unwrap();
 }
+
+/// Runs `variant-service healthcheck` with `args` (and no `VARIANT_HEALTHCHECK_*` from the
+/// environment); returns (success, stderr).
+fn healthcheck_binary(args: &[&str]) -> (bool, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_variant-service"));
+    for (name, _) in std::env::vars() {
+        if name.starts_with("VARIANT_") {
+            command.env_remove(name);
+        }
+    }
+    let output = command
+        .arg("healthcheck")
+        .args(args)
+        .output()
+        .expect("run the healthcheck");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_healthcheck_checks_a_tls_server_and_says_what_failed() {
+    let pki = Pki::new("healthcheck");
+    let handle = serve(pki.tls_config(false)).await;
+    let addr = format!("https://{}", handle.addr);
+    let ca = pki.path("ca.pem");
+    let ca = ca.to_str().unwrap();
+    let check = |args: Vec<&str>| {
+        let args: Vec<String> = args.into_iter().map(String::from).collect();
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            healthcheck_binary(&args)
+        })
+    };
+    let (ok, stderr) = check(vec![
+        "--addr",
+        &addr,
+        "--ca-file",
+        ca,
+        "--server-name",
+        "localhost",
+    ])
+    .await
+    .unwrap();
+    assert!(ok, "a TLS server with its CA and name is healthy: {stderr}");
+    let (ok, stderr) = check(vec!["--addr", &addr]).await.unwrap();
+    assert!(!ok && stderr.contains("--ca-file"), "{stderr}");
+    // The certificate is for localhost, not for the IP address dialled.
+    let (ok, stderr) = check(vec!["--addr", &addr, "--ca-file", ca]).await.unwrap();
+    assert!(!ok, "name mismatch accepted");
+    assert!(
+        stderr.contains("TLS handshake") && stderr.to_lowercase().contains("certificate"),
+        "the cause is named: {stderr}"
+    );
+    // Plain text to a TLS port.
+    let (ok, stderr) = check(vec!["--addr", &handle.url()]).await.unwrap();
+    assert!(!ok, "{stderr}");
+    handle.shutdown().await.unwrap();
+}

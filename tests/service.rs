@@ -389,9 +389,11 @@ async fn health_is_serving_and_not_serving_while_draining() {
         );
     }
     assert!(
-        variant_service::healthcheck::check(s.handle.url())
-            .await
-            .expect("reachable")
+        variant_service::healthcheck::check(
+            &variant_service::healthcheck::HealthcheckArgs::plaintext(s.handle.url())
+        )
+        .await
+        .expect("reachable")
     );
 
     // A watcher sees NOT_SERVING as soon as the drain starts.

@@ -7,15 +7,13 @@
 mod common;
 
 use std::{
-    process::{Child, Command, Stdio},
+    process::Command,
     time::{Duration, Instant},
 };
 
-use common::{legal_uci, port::free_port, search_for, start, start_of};
-use tonic::{Code, Request, transport::Channel};
-use variant_service::proto::{self as pb, game_engine_client::GameEngineClient};
-
-type Client = GameEngineClient<Channel>;
+use common::{SMALL_POOL_SHORT_GRACE, legal_uci, search_for, spawn_binary, start, start_of};
+use tonic::{Code, Request};
+use variant_service::proto as pb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_lets_an_in_flight_search_finish() {
@@ -43,56 +41,9 @@ async fn shutdown_lets_an_in_flight_search_finish() {
         .expect("clean shutdown");
 }
 
-/// Kills the child if the test fails before it exits.
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        if self.0.try_wait().ok().flatten().is_none() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_during_load_answers_every_accepted_call_and_exits_zero() {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_variant-service"))
-        .args([
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--max-searches",
-            "2",
-            "--search-queue",
-            "4",
-            "--hash-mb",
-            "1",
-            "--shutdown-grace-secs",
-            "3",
-        ])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn the server binary");
-    let mut child = Reap(child);
-    let url = format!("http://127.0.0.1:{port}");
-    let channel = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            if let Ok(channel) = Channel::from_shared(url.clone())
-                .expect("url")
-                .connect()
-                .await
-            {
-                break channel;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("the server starts listening");
-    let mut client = Client::new(channel);
+    let (mut child, _port, mut client) = spawn_binary(SMALL_POOL_SHORT_GRACE).await;
     let legal = legal_uci(&mut client, start_of("chess")).await;
 
     // Searches: two that end on their own (one waits in the queue) and one far longer than the

@@ -15,7 +15,6 @@ use tonic::transport::Channel;
 use variant_service::{
     Config,
     config::LogFormat,
-    proto::game_engine_client::GameEngineClient,
     telemetry::{self, OtlpConfig, TelemetryConfig},
 };
 
@@ -43,7 +42,7 @@ async fn spans_and_metrics_reach_the_collector_continuing_the_callers_trace() {
         .connect()
         .await
         .expect("connect");
-    make_calls(&mut GameEngineClient::new(channel)).await;
+    make_calls(channel).await;
     server.shutdown().await.expect("clean shutdown");
 
     let telemetry = tokio::task::spawn_blocking(move || {

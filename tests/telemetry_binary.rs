@@ -21,12 +21,11 @@ use std::{
 use collector::{CALLER_TRACE_ID, Collector, assert_metrics, assert_spans, attr, make_calls};
 use port::free_port;
 use tonic::transport::Channel;
-use variant_service::proto::game_engine_client::GameEngineClient;
 
 /// How long the binary may take to start listening or to exit.
 const PATIENCE: Duration = Duration::from_secs(30);
 
-async fn connect(port: u16) -> GameEngineClient<Channel> {
+async fn connect(port: u16) -> Channel {
     let url = format!("http://127.0.0.1:{port}");
     let end = Instant::now() + PATIENCE;
     loop {
@@ -35,7 +34,7 @@ async fn connect(port: u16) -> GameEngineClient<Channel> {
             .connect()
             .await
         {
-            Ok(channel) => return GameEngineClient::new(channel),
+            Ok(channel) => return channel,
             Err(e) if Instant::now() > end => panic!("binary never listened: {e}"),
             Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
         }
@@ -100,9 +99,7 @@ async fn terminate(mut child: Child, logs: JoinHandle<String>) -> (ExitStatus, S
 /// that it exited 0 and returns (stdout, stderr).
 async fn calls_then_sigterm(vars: &[(&str, String)]) -> (String, String) {
     let (child, port, logs) = spawn_binary(vars);
-    let mut client = connect(port).await;
-    make_calls(&mut client).await;
-    drop(client);
+    make_calls(connect(port).await).await;
     let (status, logs, stderr) = terminate(child, logs).await;
     assert!(
         status.success(),

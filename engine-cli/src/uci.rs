@@ -6,6 +6,15 @@
 //! `go` starts the search on a background thread and returns at once, so the reader keeps
 //! reading: `stop` sets the search's stop flag and waits for the `bestmove` line, `isready`
 //! answers while the search runs. The writer is shared with the search thread behind a mutex.
+//!
+//! Every `go` ends in exactly one `bestmove` (a GUI waits for it): unknown or malformed `go`
+//! arguments are reported and skipped, not a reason to stay silent; `go infinite` and
+//! `go ponder` hold their `bestmove` back until `stop` (or `ponderhit`), as the protocol asks,
+//! even when the search has nothing left to do. Pondering searches the expected position
+//! without a time limit; `ponderhit` ends that search without a `bestmove` and starts the real
+//! one with the `go` command's limits, which finds the table warm. A failed `position` command
+//! leaves a defined position and says which: the variant's start position for an unreadable
+//! FEN, the position after the legal prefix for a bad move.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -16,7 +25,7 @@ use std::time::Duration;
 
 use variant_engine::{
     Clock, Color, Features, Limits, Position, Registry, Score, SearchInfo, SearchOptions, Searcher,
-    SearcherConfig, Square, Variant, divide, perft,
+    SearcherConfig, Square, Variant, divide, perft, quote,
 };
 
 /// Default transposition-table size in MiB.
@@ -44,7 +53,39 @@ struct Running {
     infinite: bool,
     stop: Arc<AtomicBool>,
     handle: JoinHandle<()>,
+    /// For `go ponder`: the search to start on `ponderhit`, and the switch that silences the
+    /// ponder search's `bestmove` when it is replaced.
+    ponder: Option<(Limits, Arc<AtomicBool>)>,
 }
+
+/// The arguments of `go` (everything but `perft`).
+#[derive(Debug, Default)]
+pub struct GoArgs {
+    /// The limits (`search_moves` left empty: moves are parsed against the position).
+    pub limits: Limits,
+    /// `ponder`: search until `ponderhit` or `stop`.
+    pub ponder: bool,
+    /// The texts after `searchmoves`, as given.
+    pub search_moves: Vec<String>,
+    /// Arguments that were skipped, each with the reason.
+    pub skipped: Vec<String>,
+}
+
+/// The words that start a `go` argument (they end a `searchmoves` list).
+const GO_KEYWORDS: &[&str] = &[
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+];
 
 /// The writer, shared with the search thread.
 #[derive(Debug)]
@@ -206,6 +247,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 self.stop_search();
                 self.go(&rest)?;
             }
+            "ponderhit" => self.ponderhit()?,
             "stop" => self.stop_search(),
             "d" => self.display()?,
             "quit" => {
@@ -282,20 +324,36 @@ impl<W: Write + Send + 'static> UciSession<W> {
             Some(&"fen") => {
                 match Position::from_fen(self.variant.clone(), &args[1..moves_at].join(" ")) {
                     Ok(p) => p,
-                    Err(e) => return writeln!(self.out, "info string invalid fen: {e}"),
+                    Err(e) => {
+                        // Never keep the previous position: the next `go` would answer for
+                        // a game the GUI has left.
+                        self.position = Position::new(self.variant.clone());
+                        return writeln!(
+                            self.out,
+                            "info string invalid fen: {e}; position set to the start position"
+                        );
+                    }
                 }
             }
             _ => {
+                self.position = Position::new(self.variant.clone());
                 return writeln!(
                     self.out,
-                    "info string expected position startpos|fen <fen> [moves ...]"
+                    "info string expected position startpos|fen <fen> [moves ...]; position \
+                     set to the start position"
                 );
             }
         };
-        if let Err(e) = pos.replay(args.iter().skip(moves_at + 1).copied()) {
-            return writeln!(self.out, "info string {e}");
-        }
+        let result = pos.replay(args.iter().skip(moves_at + 1).copied());
+        // `replay` keeps the moves before a failing one played: that prefix is the position.
         self.position = pos;
+        if let Err(e) = result {
+            writeln!(
+                self.out,
+                "info string {e}; position set to after the first {} moves",
+                e.index
+            )?;
+        }
         Ok(())
     }
 
@@ -315,15 +373,55 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 _ => writeln!(self.out, "info string invalid perft depth {depth:?}"),
             };
         }
-        let limits = match parse_go(args) {
-            Ok(mut l) => {
-                l.threads = self.threads;
-                l.multipv = self.multipv;
-                l
+        let go = parse_go(args);
+        for reason in &go.skipped {
+            writeln!(self.out, "info string {reason}")?;
+        }
+        let mut limits = go.limits;
+        limits.threads = self.threads;
+        limits.multipv = self.multipv;
+        for text in &go.search_moves {
+            match self.position.parse_move(text) {
+                Ok(m) => limits.search_moves.push(m),
+                Err(e) => writeln!(self.out, "info string searchmoves: skipped {e}")?,
             }
-            Err(e) => return writeln!(self.out, "info string {e}"),
+        }
+        if go.ponder {
+            // The real search starts on `ponderhit`; until then, search without a bound.
+            let after_hit = limits.clone();
+            limits.infinite = true;
+            let silence = Arc::new(AtomicBool::new(false));
+            return self.start(limits, Some((after_hit, silence)));
+        }
+        self.start(limits, None)
+    }
+
+    /// `ponderhit`: the expected move was played. The ponder search ends without a
+    /// `bestmove` and the search of the `go ponder` command's limits takes its place.
+    fn ponderhit(&mut self) -> io::Result<()> {
+        let pondering = self
+            .running
+            .as_mut()
+            .and_then(|r| r.ponder.take().map(|p| (p, r.stop.clone())));
+        let Some(((limits, silence), stop)) = pondering else {
+            return writeln!(self.out, "info string ponderhit without go ponder");
         };
+        silence.store(true, Ordering::Relaxed);
+        stop.store(true, Ordering::Relaxed);
+        self.stop_search();
+        self.start(limits, None)
+    }
+
+    /// Starts a search of the current position on a background thread.
+    fn start(
+        &mut self,
+        limits: Limits,
+        ponder: Option<(Limits, Arc<AtomicBool>)>,
+    ) -> io::Result<()> {
         let infinite = limits.infinite;
+        let silence = ponder
+            .as_ref()
+            .map_or_else(|| Arc::new(AtomicBool::new(false)), |(_, s)| s.clone());
         let options = SearchOptions {
             features: self.features,
             skill_level: self.skill,
@@ -343,6 +441,14 @@ impl<W: Write + Send + 'static> UciSession<W> {
                     let _ = writeln!(out, "{}", info_line(&pos, info));
                     let _ = out.flush();
                 });
+                // An infinite or ponder search may run out of work (a mate found, the depth
+                // cap); its `bestmove` still waits for `stop` or `ponderhit`.
+                while infinite && !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                if silence.load(Ordering::Relaxed) {
+                    return;
+                }
                 // A last report with the totals of the whole search (the per-iteration lines
                 // stop at the last completed iteration).
                 if let Some(line) = result.lines.first() {
@@ -372,10 +478,14 @@ impl<W: Write + Send + 'static> UciSession<W> {
                     infinite,
                     stop,
                     handle,
+                    ponder,
                 });
                 Ok(())
             }
-            Err(e) => writeln!(self.out, "info string cannot start the search: {e}"),
+            Err(e) => {
+                writeln!(self.out, "info string cannot start the search: {e}")?;
+                writeln!(self.out, "bestmove 0000")
+            }
         }
     }
 
@@ -386,12 +496,11 @@ impl<W: Write + Send + 'static> UciSession<W> {
     }
 }
 
-/// Parses the arguments of `go` (everything but `perft`) into limits.
-///
-/// # Errors
-/// A message naming the bad argument.
-pub fn parse_go(args: &[&str]) -> Result<Limits, String> {
-    let mut limits = Limits::default();
+/// Parses the arguments of `go` (everything but `perft`). Nothing here is fatal: an unknown
+/// word or a missing or malformed number is skipped and named in [`GoArgs::skipped`], so a
+/// `go` always starts a search and ends in a `bestmove`.
+pub fn parse_go(args: &[&str]) -> GoArgs {
+    let mut go = GoArgs::default();
     let mut clock = Clock {
         wtime: Duration::ZERO,
         btime: Duration::ZERO,
@@ -403,41 +512,51 @@ pub fn parse_go(args: &[&str]) -> Result<Limits, String> {
     let mut i = 0;
     while i < args.len() {
         let key = args[i];
-        let value = args.get(i + 1).copied();
-        let number = || -> Result<u64, String> {
-            value
-                .and_then(|v| v.parse::<i64>().ok())
-                .map(|v| v.max(0) as u64)
-                .ok_or_else(|| format!("go {key} needs a number"))
-        };
-        let ms = || number().map(Duration::from_millis);
+        i += 1;
         match key {
-            "infinite" => {
-                limits.infinite = true;
-                i += 1;
-                continue;
+            "infinite" => go.limits.infinite = true,
+            "ponder" => go.ponder = true,
+            "searchmoves" => {
+                while let Some(m) = args.get(i).filter(|w| !GO_KEYWORDS.contains(w)) {
+                    go.search_moves.push((*m).to_owned());
+                    i += 1;
+                }
             }
-            "ponder" => {
+            "depth" | "nodes" | "movetime" | "wtime" | "btime" | "winc" | "binc" | "movestogo"
+            | "mate" => {
+                let Some(n) = args
+                    .get(i)
+                    .and_then(|v| v.parse::<i64>().ok())
+                    .map(|v| v.max(0) as u64)
+                else {
+                    go.skipped.push(format!("go {key} needs a number: skipped"));
+                    continue;
+                };
                 i += 1;
-                continue;
+                let ms = Duration::from_millis(n);
+                let l = &mut go.limits;
+                match key {
+                    "depth" => l.depth = Some(n.clamp(1, 1000) as u32),
+                    "nodes" => l.nodes = Some(n.max(1)),
+                    "movetime" => l.movetime = Some(ms),
+                    "wtime" => (clock.wtime, has_clock) = (ms, true),
+                    "btime" => (clock.btime, has_clock) = (ms, true),
+                    "winc" => clock.winc = ms,
+                    "binc" => clock.binc = ms,
+                    "movestogo" => clock.movestogo = Some(n.clamp(1, 1000) as u32),
+                    _ => l.depth = Some((2 * n).clamp(1, 1000) as u32), // mate in n: 2n plies
+                }
             }
-            "depth" => limits.depth = Some(number()?.clamp(1, 1000) as u32),
-            "nodes" => limits.nodes = Some(number()?.max(1)),
-            "movetime" => limits.movetime = Some(ms()?),
-            "wtime" => (clock.wtime, has_clock) = (ms()?, true),
-            "btime" => (clock.btime, has_clock) = (ms()?, true),
-            "winc" => clock.winc = ms()?,
-            "binc" => clock.binc = ms()?,
-            "movestogo" => clock.movestogo = Some(number()?.clamp(1, 1000) as u32),
-            "mate" => limits.depth = Some((2 * number()?).clamp(1, 1000) as u32),
-            other => return Err(format!("unsupported go argument {other:?}")),
+            other => go.skipped.push(format!(
+                "unsupported go argument {:?}: skipped",
+                quote(other)
+            )),
         }
-        i += 2;
     }
     if has_clock {
-        limits.clock = Some(clock);
+        go.limits.clock = Some(clock);
     }
-    Ok(limits)
+    go
 }
 
 /// The `info` line for one search report.
@@ -611,15 +730,20 @@ mod tests {
             "movestogo",
             "5",
         ])
-        .unwrap();
+        .limits;
         let c = l.clock.unwrap();
         assert_eq!(
             (c.wtime.as_millis(), c.btime.as_millis(), c.movestogo),
             (1000, 2000, Some(5))
         );
-        assert_eq!(parse_go(&["nodes", "500"]).unwrap().nodes, Some(500));
-        assert!(parse_go(&["depth"]).is_err());
-        assert!(parse_go(&["sideways"]).is_err());
+        assert_eq!(parse_go(&["nodes", "500"]).limits.nodes, Some(500));
+        assert_eq!(parse_go(&["depth"]).skipped.len(), 1);
+        let g = parse_go(&["sideways", "depth", "3"]);
+        assert_eq!((g.skipped.len(), g.limits.depth), (1, Some(3)));
+        let g = parse_go(&["searchmoves", "e2e4", "d2d4", "ponder", "movetime", "50"]);
+        assert_eq!(g.search_moves, ["e2e4", "d2d4"]);
+        assert!(g.ponder);
+        assert_eq!(g.limits.movetime, Some(Duration::from_millis(50)));
     }
 
     #[test]
@@ -692,5 +816,98 @@ mod tests {
         assert!(out.contains("unknown variant"), "{out}");
         assert!(out.contains("invalid fen"), "{out}");
         assert!(out.contains("move 0 (e2e5)"), "{out}");
+    }
+
+    /// The moves of the `bestmove` lines in `out`.
+    fn bestmoves(out: &str) -> Vec<&str> {
+        out.lines()
+            .filter_map(|l| l.strip_prefix("bestmove "))
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn go_searchmoves_searches_only_those_and_answers() {
+        let out = run(&[
+            "position startpos",
+            "go depth 3 searchmoves a2a3 h2h3",
+            "wait",
+        ]);
+        let best = bestmoves(&out);
+        assert_eq!(best.len(), 1, "{out}");
+        assert!(["a2a3", "h2h3"].contains(&best[0]), "{out}");
+        // Garbage after searchmoves is named, the rest still searched.
+        let out = run(&[
+            "position startpos",
+            "go searchmoves zz9 depth 2 sideways",
+            "wait",
+        ]);
+        assert!(out.contains("searchmoves: skipped"), "{out}");
+        assert!(out.contains("unsupported go argument"), "{out}");
+        assert_eq!(bestmoves(&out).len(), 1, "{out}");
+    }
+
+    #[test]
+    fn a_failed_position_leaves_a_defined_position() {
+        // An illegal move: the legal prefix stands (so `go` answers for it, not for the old
+        // position).
+        let out = run(&[
+            "position startpos moves e2e4 e7e5",
+            "position startpos moves d2d4 d7d5 e1e5",
+            "d",
+        ]);
+        assert!(
+            out.contains("position set to after the first 2 moves"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Fen: rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2"),
+            "{out}"
+        );
+        // An unreadable FEN: the start position, never the previous one.
+        let out = run(&[
+            "position startpos moves e2e4",
+            "position fen 8/8/8 w - - 0 1",
+            "d",
+        ]);
+        assert!(out.contains("position set to the start position"), "{out}");
+        assert!(
+            out.contains("Fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn ponder_then_ponderhit_gives_one_bestmove_of_the_real_search() {
+        let out = run(&[
+            "position startpos moves e2e4 e7e5",
+            "go ponder movetime 100",
+            "isready",
+            "ponderhit",
+            "wait",
+        ]);
+        assert_eq!(bestmoves(&out).len(), 1, "{out}");
+        assert!(out.contains("readyok"), "{out}");
+        let out = run(&["position startpos", "ponderhit"]);
+        assert!(out.contains("ponderhit without go ponder"), "{out}");
+    }
+
+    #[test]
+    fn ponder_and_infinite_hold_their_bestmove_until_stop() {
+        // A mate in one is found at once and the depth cap reached in milliseconds; the
+        // answer must still wait for `stop`.
+        for go in ["go ponder depth 2", "go infinite depth 2"] {
+            let buf = Buf::default();
+            let mut s = UciSession::new(Registry::builtin(), buf.clone());
+            s.handle("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+                .unwrap();
+            s.handle(go).unwrap();
+            std::thread::sleep(Duration::from_millis(300));
+            let before = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+            assert!(bestmoves(&before).is_empty(), "{go}: {before}");
+            s.handle("stop").unwrap();
+            let after = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+            assert_eq!(bestmoves(&after), ["a1a8"], "{go}: {after}");
+        }
     }
 }

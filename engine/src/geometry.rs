@@ -110,7 +110,7 @@ impl fmt::Display for Square {
 
 /// Why a square name could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid square {0:?}")]
+#[error("invalid square {}", crate::quote::quote(.0))]
 pub struct ParseSquareError(pub String);
 
 impl std::str::FromStr for Square {

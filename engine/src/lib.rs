@@ -21,7 +21,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | `geometry`, `bitboard`, `piece`, `moves` | squares and board sizes, `Bitboard(u128)`, colours and piece kinds, `Move` |
+//! | `quote`, `geometry`, `bitboard`, `piece`, `moves` | how error messages quote input (at most 100 characters of it), squares and board sizes, `Bitboard(u128)`, colours and piece kinds, `Move` |
 //! | `movement/` | the Betza subset and the attack tables built from it |
 //! | `rng`, `zobrist`, `outcome` | `SplitMix64`, hash keys, `GameStatus`/`Termination` |
 //! | `variant/` | `VariantSpec` and its `RuleSet` tag (`spec.rs`), the built-in specs (`builtin.rs`), the validated `Variant` |
@@ -48,6 +48,7 @@ mod outcome;
 mod perft;
 mod piece;
 mod position;
+mod quote;
 mod registry;
 mod replay;
 mod rng;
@@ -68,9 +69,10 @@ pub use notation::{
     FenError, MoveDescription, MoveDescriptionRef, MoveError, MoveText, MoveTextError,
 };
 pub use outcome::{GameStatus, Termination};
-pub use perft::{divide, perft, perft_copy_make};
+pub use perft::{PerftStop, divide, divide_with_stop, perft, perft_copy_make, perft_with_stop};
 pub use piece::{Color, Piece, PieceKind};
 pub use position::Position;
+pub use quote::{QUOTE_MAX_CHARS, Quoted, quote};
 pub use registry::{Registry, UnknownVariant};
 pub use replay::ReplayError;
 pub use rng::SplitMix64;

@@ -36,7 +36,7 @@ impl VariantSpec {
 
 /// Why a variant name was not found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant {name:?} (known: {known})")]
+#[error("unknown variant {} (known: {known})", crate::quote::quote(.name))]
 pub struct UnknownVariant {
     /// The name asked for.
     pub name: String,

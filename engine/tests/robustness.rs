@@ -138,3 +138,89 @@ fn malformed_fens_get_errors_that_name_the_problem() {
         .to_string();
     assert!(err.contains("not to move is in check"), "{err}");
 }
+
+/// RULES.md, "Impossible positions are invalid FEN": one case per ruling, each with the words
+/// its message must contain, and a valid neighbour that must still be accepted.
+#[test]
+fn impossible_positions_are_invalid_fen() {
+    let registry = Registry::builtin();
+    let rejected = [
+        // A pawn on its own first rank (chess, Decima, Orphic).
+        (
+            "chess",
+            "4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
+            "a1 stands behind",
+        ),
+        (
+            "chess",
+            "p3k3/8/8/8/8/8/8/4K3 w - - 0 1",
+            "a8 stands behind",
+        ),
+        (
+            "decima",
+            "p9/10/10/10/10/10/10/10/10/K9 w - - 0 1",
+            "a10 stands behind",
+        ),
+        (
+            "orphic",
+            "8/8/8/8/8/8/8/P7[QRRBBNNKqrrbbnnk] w LDld - 0 1",
+            "a1 stands behind",
+        ),
+        // Opulent and SOHO: the first two ranks.
+        (
+            "opulent",
+            "9k/10/10/10/10/10/10/10/4P5/K9 w - - 0 1",
+            "e2 stands behind",
+        ),
+        (
+            "soho",
+            "9k/4p5/10/10/10/10/10/10/10/K9 w - - 0 1",
+            "e9 stands behind",
+        ),
+        // The forced promotion rank (Opulent's is the tenth).
+        (
+            "opulent",
+            "4P4k/10/10/10/10/10/10/10/10/K9 w - - 0 1",
+            "last rank at e10",
+        ),
+        // Orphic: bishop-drop rights must match the bishops in hand.
+        (
+            "orphic",
+            "8/8/pppppppp/8/8/PPPPPPPP/8/8[QRRBNNKqrrbbnnk] w LDld - 0 1",
+            "White has 1 bishops in the pocket but 2",
+        ),
+        (
+            "orphic",
+            "8/8/pppppppp/8/8/PPPPPPPP/8/8[QRRBBNNKqrrbbnnk] w LDl - 0 1",
+            "Black has 2 bishops in the pocket but 1",
+        ),
+        // Decima: no unit on either side.
+        (
+            "decima",
+            "10/10/10/10/10/10/10/10/10/10 w - - 0 1",
+            "neither side",
+        ),
+    ];
+    for (variant, fen, needle) in rejected {
+        let err = Position::from_fen(registry.get(variant).unwrap(), fen)
+            .expect_err(fen)
+            .to_string();
+        assert!(err.contains(needle), "{variant} {fen}: {err}");
+    }
+    let accepted = [
+        ("chess", "4k3/8/8/8/8/8/P7/4K3 w - - 0 1"),
+        ("opulent", "9k/10/10/10/10/10/10/4P5/10/K9 w - - 0 1"),
+        ("orphic", "8/8/8/8/8/8/P7/8[QRRBBNNKqrrbbnnk] w LDld - 0 1"),
+        (
+            "orphic",
+            "8/8/pppppppp/8/8/PPPPPPPP/2B5/8[QRRBNNKqrrbbnnk] w Dld - 0 1",
+        ),
+        ("decima", "10/10/10/10/10/10/10/10/10/K9 w - - 0 1"),
+    ];
+    for (variant, fen) in accepted {
+        assert!(
+            Position::from_fen(registry.get(variant).unwrap(), fen).is_ok(),
+            "{variant} {fen}"
+        );
+    }
+}

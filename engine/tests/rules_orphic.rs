@@ -53,10 +53,10 @@ fn start_position_matches_the_rule_book() {
 
 #[test]
 fn fen_pocket_is_written_in_qrbnk_order_per_side() {
-    let p = pos("8/8/pppppppp/8/8/PPPPPPPP/8/8[kNnKBQbRq] w LDld - 0 1");
+    let p = pos("8/8/pppppppp/8/8/PPPPPPPP/8/8[kNnKBQbRq] w Ld - 0 1");
     assert_eq!(
         p.fen(),
-        "8/8/pppppppp/8/8/PPPPPPPP/8/8[QRBNKqbnk] w LDld - 0 1"
+        "8/8/pppppppp/8/8/PPPPPPPP/8/8[QRBNKqbnk] w Ld - 0 1"
     );
 }
 
@@ -82,15 +82,18 @@ fn fen_rights_round_trip_every_subset() {
             .map(|(_, l)| *l)
             .collect();
         let field = if rights.is_empty() { "-" } else { &rights };
-        let fen = format!("4k3/8/8/8/8/8/8/4K3[BBbb] w {field} - 0 1");
+        // A valid FEN holds one bishop in hand per right (RULES.md: impossible positions).
+        let white = "B".repeat((mask & 3).count_ones() as usize);
+        let black = "b".repeat((mask >> 2).count_ones() as usize);
+        let fen = format!("4k3/8/8/8/8/8/8/4K3[{white}{black}] w {field} - 0 1");
         let p = pos(&fen);
         assert_eq!(p.fen(), fen);
         assert_eq!(p.drop_rights(), mask, "{fen}");
     }
     // Read in any order, written in LDld order.
     assert_eq!(
-        pos("4k3/8/8/8/8/8/8/4K3[Bb] w dLl - 0 1").fen(),
-        "4k3/8/8/8/8/8/8/4K3[Bb] w Lld - 0 1"
+        pos("4k3/8/8/8/8/8/8/4K3[Bbb] w dLl - 0 1").fen(),
+        "4k3/8/8/8/8/8/8/4K3[Bbb] w Lld - 0 1"
     );
 }
 
@@ -310,19 +313,20 @@ fn second_bishop_refused_on_used_colour_even_after_first_was_captured() {
     );
     assert!(!legal(&q, "B@d3,d2"), "also not by relocation");
     assert!(legal(&q, "B@d4"), "the dark right remains");
-    // And with no right left at all, the pocket bishop cannot be dropped.
-    let r = pos("4k3/8/8/8/8/8/8/4K3[Bq] w - - 0 1");
-    assert!(r.legal_moves().into_iter().all(|m| !m.is_drop()));
+    // A bishop in hand with no right left cannot arise (a right per bishop in hand); such a
+    // FEN is an impossible position.
+    assert!(Position::from_fen(orphic(), "4k3/8/8/8/8/8/8/4K3[Bq] w - - 0 1").is_err());
 }
 
 #[test]
 fn promotion_to_bishop_does_not_touch_rights() {
-    let mut p = pos("7k/1P6/8/8/8/8/8/4K3[B] w LD - 0 1");
+    // The dark bishop was dropped already; the light one is in hand.
+    let mut p = pos("7k/1P6/8/8/8/8/8/4K3[B] w L - 0 1");
     play(&mut p, &["b7b8b"]);
-    assert_eq!(p.drop_rights(), WHITE_LIGHT | WHITE_DARK);
-    assert!(p.fen().contains(" LD "));
+    assert_eq!(p.drop_rights(), WHITE_LIGHT);
+    assert!(p.fen().contains(" L "));
     play(&mut p, &["h8g7"]);
-    assert!(legal(&p, "B@c4") && legal(&p, "B@d4"));
+    assert!(legal(&p, "B@c4") && !legal(&p, "B@d4"));
 }
 
 #[test]
@@ -529,10 +533,10 @@ fn every_drop_resets_the_fifty_move_clock() {
 
 #[test]
 fn hash_includes_pocket_counts_and_drop_rights() {
-    let base = pos("4k3/8/8/8/8/8/8/4K3[Bb] w LDld - 0 1");
-    let other_pocket = pos("4k3/8/8/8/8/8/8/4K3[Nb] w LDld - 0 1");
-    let other_rights = pos("4k3/8/8/8/8/8/8/4K3[Bb] w Dld - 0 1");
-    let no_pocket = pos("4k3/8/8/8/8/8/8/4K3[b] w LDld - 0 1");
+    let base = pos("4k3/8/8/8/8/8/8/4K3[Bb] w Ld - 0 1");
+    let other_pocket = pos("4k3/8/8/8/8/8/8/4K3[BNb] w Ld - 0 1");
+    let other_rights = pos("4k3/8/8/8/8/8/8/4K3[Bb] w Dd - 0 1");
+    let no_pocket = pos("4k3/8/8/8/8/8/8/4K3[b] w d - 0 1");
     let hashes: BTreeSet<u64> = [&base, &other_pocket, &other_rights, &no_pocket]
         .iter()
         .map(|p| p.hash())
@@ -546,7 +550,7 @@ fn hash_includes_pocket_counts_and_drop_rights() {
 #[test]
 fn threefold_repetition_and_drops_are_irreversible() {
     // The same king shuffle repeats the position three times.
-    let mut p = pos("4k3/8/8/8/8/8/8/4K3[Bb] w LDld - 0 1");
+    let mut p = pos("4k3/8/8/8/8/8/8/4K3[Bb] w Ld - 0 1");
     for m in [
         "e1d1", "e8d8", "d1e1", "d8e8", "e1d1", "e8d8", "d1e1", "d8e8",
     ] {
@@ -561,9 +565,9 @@ fn threefold_repetition_and_drops_are_irreversible() {
         }
     );
     // A drop is irreversible, so positions before it never count again.
-    let mut q = pos("4k3/8/8/8/8/8/8/4K3[Bb] w LDld - 0 1");
+    let mut q = pos("4k3/8/8/8/8/8/8/4K3[Bb] w Ld - 0 1");
     play(&mut q, &["e1d1"]);
-    play(&mut q, &["B@a6"]);
+    play(&mut q, &["B@a5"]);
     assert_eq!(q.repetitions(), 1);
 }
 
@@ -725,13 +729,13 @@ const MIDDLEGAMES: [&str; 5] = [
     // En passant available (d6), both sides with pockets and kings down.
     "r3k3/1pp2ppp/p1n5/3pP3/8/2N2Q2/PP3PPP/4K3[RBNrbn] w Ld d6 0 12",
     // White in check from the rook: only blocks, captures and king moves; no relocation.
-    "4k3/8/8/8/4r3/2P5/PP6/4K3[QBNbn] w LDd - 0 20",
+    "4k3/8/8/8/4r3/2P5/PP6/4K3[QBNbn] w Dd - 0 20",
     // White without its king (captures only) against a Black king.
     "4k3/8/ppp1pppp/3p4/3P4/PPN1PPPP/8/8[QRRBBNKrrbbnn] b LDld - 0 3",
     // White's king is the last pocket piece: anywhere, also onto a pawn.
     "r3k2r/8/2pppp2/8/3P4/1PN1PP2/P7/Q1B1RRBN[K] w - - 0 15",
     // Promotions with captures and a double step from a relocated pawn.
-    "1r2k3/P7/8/8/8/8/3P4/4K3[Nrb] w - - 0 30",
+    "1r2k3/P7/8/8/8/8/3P4/4K3[Nrb] w d - 0 30",
 ];
 
 #[test]

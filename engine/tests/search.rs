@@ -60,54 +60,57 @@ const MATES: &[(&str, &str, i32, Option<&str>)] = &[
         1,
         Some("a8a1"),
     ),
-    // Opulent (10x10). 1. Ra10#.
+    // The 10x10 rows mate on the ninth rank: a pawn never stands on its own second rank
+    // there (RULES.md), so the black king on g9 is boxed by its pawns on rank 8 and by a white
+    // rook on b10 that holds the tenth rank.
+    // Opulent. 1. Ra9#.
     (
         "opulent",
-        "6k3/5ppp2/10/10/10/10/10/10/10/R5K3 w - - 0 1",
+        "1R8/6k3/5ppp2/10/10/10/10/10/10/R5K3 w - - 0 1",
         1,
-        Some("a1a10"),
+        Some("a1a9"),
     ),
-    // The chancellor (R+N) mates the same way: 1. Ca10#.
+    // The chancellor (R+N) mates the same way: 1. Ca9#.
     (
         "opulent",
-        "6k3/5ppp2/10/10/10/10/10/10/10/C5K3 w - - 0 1",
+        "1R8/6k3/5ppp2/10/10/10/10/10/10/C5K3 w - - 0 1",
         1,
-        Some("a1a10"),
+        Some("a1a9"),
     ),
-    // 1. Re10+ Rxe10 2. Rxe10#.
+    // 1. Re9+ Rxe9 2. Rxe9# (1. Rxb9+ mates in two as well).
     (
         "opulent",
-        "1r4k3/5ppp2/10/10/10/10/10/10/4R5/4R1K3 w - - 0 1",
+        "1R8/1r4k3/5ppp2/10/10/10/10/10/4R5/4R1K3 w - - 0 1",
         2,
-        Some("e2e10"),
+        None,
     ),
-    // 1. Re10+ Rbxe10 2. Rxe10+ Rxe10 3. Rxe10#.
+    // 1. Re9+ Rbxe9 (the a9 rook is blocked) 2. Rxe9+ Rxe9 3. Rxe9#.
     (
         "opulent",
-        "rr4k3/5ppp2/10/10/10/10/10/4R5/4R5/4R1K3 w - - 0 1",
+        "1R8/rr4k3/5ppp2/10/10/10/10/4R5/4R5/4R1K3 w - - 0 1",
         3,
-        Some("e3e10"),
+        None,
     ),
-    // SOHO (10x10). 1. Qa10#.
+    // SOHO. 1. Qa9#.
     (
         "soho",
-        "6k3/5ppp2/10/10/10/10/10/10/10/Q5K3 w - - 0 1",
+        "1R8/6k3/5ppp2/10/10/10/10/10/10/Q5K3 w - - 0 1",
         1,
-        Some("a1a10"),
+        None,
     ),
-    // 1. Re10+ Rxe10 2. Rxe10#.
+    // 1. Re9+ Rxe9 2. Rxe9# (1. Rxb9+ mates in two as well).
     (
         "soho",
-        "1r4k3/5ppp2/10/10/10/10/10/10/4R5/4R1K3 w - - 0 1",
+        "1R8/1r4k3/5ppp2/10/10/10/10/10/4R5/4R1K3 w - - 0 1",
         2,
-        Some("e2e10"),
+        None,
     ),
-    // 1. Re10+ Rbxe10 2. Rxe10+ Rxe10 3. Rxe10#.
+    // 1. Re9+ Rbxe9 2. Rxe9+ Rxe9 3. Rxe9#.
     (
         "soho",
-        "rr4k3/5ppp2/10/10/10/10/10/4R5/4R5/4R1K3 w - - 0 1",
+        "1R8/rr4k3/5ppp2/10/10/10/10/4R5/4R5/4R1K3 w - - 0 1",
         3,
-        Some("e3e10"),
+        None,
     ),
     // Decima: the white king (10 points) steps onto the tenth rank; Black has no capture there
     // to answer the "check" and loses (h10, i10 and j10 all win).
@@ -383,4 +386,47 @@ fn the_searcher_can_be_shared_between_threads() {
             assert!(pos.legal_moves().contains(&r.best_move.unwrap()));
         }
     });
+}
+
+#[test]
+fn search_moves_restrict_the_root() {
+    // White can take a loose queen with the rook; restricted to a king move, the search must
+    // answer with that king move, and with only illegal moves named it searches everything.
+    let chess = Registry::builtin().get("chess").unwrap();
+    let pos = Position::from_fen(chess, "3qk3/8/8/8/8/8/8/3RK3 w - - 0 1").unwrap();
+    let limits = Limits {
+        depth: Some(4),
+        ..Limits::default()
+    };
+    let free = search(&pos, &limits);
+    assert_eq!(pos.uci(free.best_move.unwrap()), "d1d8");
+
+    let king = pos.parse_move("e1f2").unwrap();
+    let restricted = search(
+        &pos,
+        &Limits {
+            search_moves: vec![king],
+            ..limits.clone()
+        },
+    );
+    assert_eq!(restricted.best_move, Some(king));
+    assert!(restricted.lines.iter().all(|l| l.pv.first() == Some(&king)));
+
+    let other = Position::from_fen(
+        Registry::builtin().get("chess").unwrap(),
+        "4k3/8/8/8/8/8/8/3RK3 b - - 0 1",
+    )
+    .unwrap();
+    let illegal_here = search(
+        &other,
+        &Limits {
+            search_moves: vec![king],
+            ..limits
+        },
+    );
+    assert!(
+        other
+            .legal_moves()
+            .contains(&illegal_here.best_move.unwrap())
+    );
 }

@@ -238,12 +238,10 @@ pub fn traced<T>(message: T) -> tonic::Request<T> {
 
 /// The calls both telemetry tests make: a search, a streamed analysis and a rejected request,
 /// each with the caller's `traceparent`.
-pub async fn make_calls(
-    client: &mut variant_service::proto::game_engine_client::GameEngineClient<
-        tonic::transport::Channel,
-    >,
-) {
+pub async fn make_calls(channel: tonic::transport::Channel) {
     use variant_service::proto as pb;
+    let client =
+        &mut variant_service::proto::game_engine_client::GameEngineClient::new(channel.clone());
     let position = || {
         Some(pb::Position {
             variant: "chess".into(),
@@ -287,6 +285,68 @@ pub async fn make_calls(
         .await
         .expect_err("unknown variant");
     assert_eq!(err.code(), tonic::Code::InvalidArgument);
+    let err = undecodable_legal_moves(channel).await;
+    assert_eq!(err.code(), tonic::Code::Internal, "{err:?}");
+}
+
+/// Passes request bytes through as they are, so a test can send what no client would.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RawCodec;
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = RawCodec;
+    type Decoder = RawCodec;
+
+    fn encoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+
+    fn decoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+}
+
+impl tonic::codec::Encoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+
+    fn encode(
+        &mut self,
+        item: Vec<u8>,
+        dst: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), tonic::Status> {
+        bytes::BufMut::put_slice(dst, &item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+
+    fn decode(
+        &mut self,
+        src: &mut tonic::codec::DecodeBuf<'_>,
+    ) -> Result<Option<Vec<u8>>, tonic::Status> {
+        let len = bytes::Buf::remaining(src);
+        Ok(Some(bytes::Buf::copy_to_bytes(src, len).to_vec()))
+    }
+}
+
+/// A `LegalMoves` call whose request is no protobuf (field 1 with wire type 7), with the
+/// caller's `traceparent`; returns its status.
+pub async fn undecodable_legal_moves(channel: tonic::transport::Channel) -> tonic::Status {
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.expect("channel ready");
+    grpc.unary(
+        traced(vec![0x0f, 0xff, 0xff, 0xff]),
+        http::uri::PathAndQuery::from_static("/chessvariants.engine.v1.GameEngine/LegalMoves"),
+        RawCodec,
+    )
+    .await
+    .expect_err("no protobuf")
 }
 
 /// How long to wait for exports (a generous bound; normally well under a second).
@@ -366,6 +426,34 @@ pub async fn assert_spans(collector: &Collector) {
         "INVALID_ARGUMENT"
     );
     assert_eq!(hex(&rejected.span.trace_id), CALLER_TRACE_ID);
+    // The undecodable request: INTERNAL, as gRPC's table says, but the caller's fault, so its
+    // span is not an error span.
+    let undecodable = collector
+        .wait_for(ARRIVAL, |r| {
+            r.spans
+                .iter()
+                .find(|s| {
+                    attr(&s.span.attributes, "rpc.method").as_deref() == Some("LegalMoves")
+                        && attr(&s.span.attributes, "rpc.grpc.status_code").as_deref() == Some("13")
+                })
+                .cloned()
+        })
+        .await
+        .unwrap_or_else(|| {
+            panic!(
+                "no span of the undecodable call; got {}",
+                collector.summary()
+            )
+        });
+    assert_eq!(
+        attr(&undecodable.span.attributes, "fault").as_deref(),
+        Some("client")
+    );
+    let status = undecodable.span.status.clone().unwrap_or_default();
+    assert_ne!(
+        status.code, 2,
+        "STATUS_CODE_ERROR for a client's malformed request"
+    );
 }
 
 /// Asserts the metrics of [`make_calls`] arrived: `rpc.server.duration` per method and status,
@@ -384,6 +472,26 @@ pub async fn assert_metrics(collector: &Collector) {
                         == Some("chessvariants.engine.v1.GameEngine")
             })
     };
+    let malformed_is_a_client_fault = |r: &Received| {
+        r.metrics
+            .iter()
+            .filter(|m| m.name == "rpc.server.duration")
+            .flat_map(point_attributes)
+            .any(|p| {
+                p.get("rpc.method").map(String::as_str) == Some("LegalMoves")
+                    && p.get("rpc.grpc.status_code").map(String::as_str) == Some("13")
+                    && p.get("fault").map(String::as_str) == Some("client")
+            })
+    };
+    collector
+        .wait_for(ARRIVAL, |r| malformed_is_a_client_fault(r).then_some(()))
+        .await
+        .unwrap_or_else(|| {
+            panic!(
+                "the undecodable call is not counted as a client fault; got {}",
+                collector.summary()
+            )
+        });
     for (method, code) in [("BestMove", "0"), ("Analyze", "0"), ("LegalMoves", "3")] {
         collector
             .wait_for(ARRIVAL, |r| has_point(r, method, code).then_some(()))

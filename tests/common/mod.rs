@@ -7,7 +7,12 @@
 
 pub mod port;
 
-use std::{collections::HashSet, num::NonZeroUsize};
+use std::{
+    collections::HashSet,
+    num::NonZeroUsize,
+    process::{Child, Command, Stdio},
+    time::Duration,
+};
 
 use tokio_stream::StreamExt as _;
 use tonic::{Code, Status, transport::Channel};
@@ -157,4 +162,57 @@ pub async fn assert_still_serving(client: &mut GameEngineClient<Channel>) {
         .expect("a good request after bad ones succeeds")
         .into_inner();
     assert!(!response.moves().is_empty());
+}
+
+/// Kills the child if the test fails before it exits.
+pub struct Reap(pub Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Binary flags for drain tests: two search slots, a queue of four, a 3 s grace period.
+pub const SMALL_POOL_SHORT_GRACE: &[&str] = &[
+    "--max-searches",
+    "2",
+    "--search-queue",
+    "4",
+    "--shutdown-grace-secs",
+    "3",
+];
+
+/// The server binary on a free loopback port with 1 MB hash tables, quiet logs and `args`,
+/// once it accepts connections: the process, its port and a client.
+pub async fn spawn_binary(args: &[&str]) -> (Reap, u16, GameEngineClient<Channel>) {
+    let port = port::free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_variant-service"))
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--hash-mb", "1"])
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the server binary");
+    let child = Reap(child);
+    let url = format!("http://127.0.0.1:{port}");
+    let channel = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            if let Ok(channel) = Channel::from_shared(url.clone())
+                .expect("url")
+                .connect()
+                .await
+            {
+                break channel;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the server starts listening");
+    (child, port, GameEngineClient::new(channel))
 }

@@ -14,10 +14,13 @@ import sys
 import tempfile
 
 import grpc
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 SERVICE = "chessvariants.engine.v1.GameEngine"
+DOMAIN = "chessvariants.engine.v1"
 PROTO = "chessvariants/engine/v1/engine.proto"
 TIMEOUT = 60.0
 
@@ -89,11 +92,105 @@ def run(addr, pb, pb_grpc):
         check(err.code() == grpc.StatusCode.INVALID_ARGUMENT and "FEN" in err.details(),
               f"bad FEN -> {err.code().name}: {err.details()}")
 
+    check_error_details(stub, pb)
+
     reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
     responses = reflection.ServerReflectionInfo(
         iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=TIMEOUT)
     services = [s.name for r in responses for s in r.list_services_response.service]
     check(SERVICE in services, f"reflection (v1alpha) lists {', '.join(services)}")
+
+
+def error_details(err):
+    """The google.rpc details of a failed call, by type name (ErrorInfo, BadRequest, RetryInfo)."""
+    status = rpc_status.from_call(err)
+    if status is None:
+        raise AssertionError(f"no grpc-status-details-bin on {err.code().name}: {err.details()}")
+    found = {}
+    for detail in status.details:
+        for kind in (error_details_pb2.ErrorInfo, error_details_pb2.BadRequest,
+                     error_details_pb2.RetryInfo):
+            if detail.Is(kind.DESCRIPTOR):
+                message = kind()
+                detail.Unpack(message)
+                found[kind.__name__] = message
+    return found
+
+
+def refused(call, code):
+    """Runs `call`, which must fail with `code`; returns the error."""
+    try:
+        call()
+    except grpc.RpcError as err:
+        if err.code() != code:
+            raise AssertionError(f"expected {code.name}, got {err.code().name}: {err.details()}")
+        return err
+    raise AssertionError(f"expected {code.name}, the call was accepted")
+
+
+def check_error_details(stub, pb):
+    """Every refusal carries ErrorInfo (reason, domain) and BadRequest naming the field."""
+    mated = ["f2f3", "e7e5", "g2g4", "d8h4"]
+    cases = [
+        ("UNKNOWN_VARIANT", "position.variant",
+         pb.ApplyMoveRequest(position=pb.Position(variant="xiangqi"), move="e2e4")),
+        ("INVALID_FEN", "position.fen",
+         pb.ApplyMoveRequest(position=pb.Position(variant="chess", fen="hello"), move="e2e4")),
+        ("UNPARSABLE_MOVE", "move",
+         pb.ApplyMoveRequest(position=pb.Position(variant="chess"), move="zz9!")),
+        ("ILLEGAL_MOVE", "position.moves[1]",
+         pb.ApplyMoveRequest(position=pb.Position(variant="chess", moves=["e2e4", "e2e4"]),
+                             move="e7e5")),
+        ("GAME_OVER", "move",
+         pb.ApplyMoveRequest(position=pb.Position(variant="chess", moves=mated), move="a2a3")),
+        ("TOO_MANY_MOVES", "position.moves",
+         pb.ApplyMoveRequest(position=pb.Position(
+             variant="chess", moves=["g1f3", "g8f6", "f3g1", "f6g8"] * 251), move="e2e4")),
+    ]
+    for reason, field, request in cases:
+        err = refused(lambda: stub.ApplyMove(request, timeout=TIMEOUT),
+                      grpc.StatusCode.INVALID_ARGUMENT)
+        details = error_details(err)
+        info, bad = details.get("ErrorInfo"), details.get("BadRequest")
+        check(info is not None and info.reason == reason and info.domain == DOMAIN
+              and bad is not None and bad.field_violations[0].field == field,
+              f"{reason} on {field}: {err.details()}")
+    err = refused(lambda: stub.BestMove(pb.BestMoveRequest(
+        position=pb.Position(variant="chess"), limits=pb.Limits(depth=999)), timeout=TIMEOUT),
+        grpc.StatusCode.INVALID_ARGUMENT)
+    details = error_details(err)
+    check(details["ErrorInfo"].reason == "LIMIT_OUT_OF_RANGE"
+          and details["BadRequest"].field_violations[0].field == "limits.depth",
+          f"LIMIT_OUT_OF_RANGE on limits.depth: {err.details()}")
+
+    # Huge inputs: a default grpcio client receives the whole, short message.
+    for what, position in [
+        ("1 MB variant name", pb.Position(variant="v" * 1_000_000)),
+        ("1 MB FEN", pb.Position(variant="chess",
+                                 fen="8/8/8/8/8/8/8/K6k " + "w" * 1_000_000 + " - - 0 1")),
+    ]:
+        err = refused(lambda: stub.LegalMoves(pb.LegalMovesRequest(position=position),
+                                              timeout=TIMEOUT),
+                      grpc.StatusCode.INVALID_ARGUMENT)
+        message = err.details()
+        check(len(message) < 400 and "(1000000 characters)" in message,
+              f"{what}: {len(message)}-character message: {message[:60]}...")
+
+    # SEARCH_BUSY with RetryInfo: the server runs one slot and no queue (run.sh).
+    hold = stub.Analyze(pb.AnalyzeRequest(position=pb.Position(variant="chess"),
+                                          limits=pb.Limits(movetime_ms=10_000)), timeout=TIMEOUT)
+    next(hold)
+    err = refused(lambda: stub.BestMove(pb.BestMoveRequest(
+        position=pb.Position(variant="chess"), limits=pb.Limits(depth=2)), timeout=TIMEOUT),
+        grpc.StatusCode.RESOURCE_EXHAUSTED)
+    details = error_details(err)
+    retry = details.get("RetryInfo")
+    trailer = dict(err.trailing_metadata() or ()).get("retry-after-ms")
+    check(details["ErrorInfo"].reason == "SEARCH_BUSY" and retry is not None
+          and retry.retry_delay.ToMilliseconds() == int(trailer),
+          f"SEARCH_BUSY with RetryInfo {retry.retry_delay.ToMilliseconds()} ms "
+          f"= retry-after-ms {trailer}")
+    hold.cancel()
 
 
 def main():

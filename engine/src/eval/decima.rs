@@ -266,7 +266,7 @@ mod tests {
             assert_eq!(d.reach(&pos, Color::White), 0, "{blocker}");
         }
         // Capturing onto one's own tenth rank counts (it is not a suicide capture).
-        let pos = decima(&[("e5", 'N'), ("a2", 'R'), ("a10", 'p'), ("h5", 'k')], "w");
+        let pos = decima(&[("e5", 'N'), ("a2", 'R'), ("a10", 'n'), ("h5", 'k')], "w");
         assert_eq!(d.reach(&pos, Color::White), 7);
         // Black's tenth rank is rank 1: a black bishop on e5 reaches a1 or i1 diagonally.
         let pos = decima(&[("e5", 'b'), ("h8", 'K')], "b");

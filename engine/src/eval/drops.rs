@@ -113,7 +113,21 @@ mod tests {
 
     fn orphic(pieces: &[(&str, char)], pocket: &str, side: &str) -> Position {
         let v = Registry::builtin().get("orphic").unwrap();
-        let fen = format!("{}[{pocket}] {side} LDld - 0 1", board_fen(8, 8, pieces));
+        // One bishop-drop right per bishop in hand, as a valid FEN must have.
+        let rights = |bishop: char, letters: &str| {
+            let n = pocket.chars().filter(|&c| c == bishop).count();
+            letters[..n].to_owned()
+        };
+        let rights = format!("{}{}", rights('B', "LD"), rights('b', "ld"));
+        let rights = if rights.is_empty() {
+            "-".to_owned()
+        } else {
+            rights
+        };
+        let fen = format!(
+            "{}[{pocket}] {side} {rights} - 0 1",
+            board_fen(8, 8, pieces)
+        );
         Position::from_fen(v, &fen).unwrap()
     }
 
@@ -132,11 +146,11 @@ mod tests {
         // Both kings down and Black's pocket empty, so only the hand share differs.
         let board = [
             ("e1", 'K'),
-            ("d1", 'P'),
+            ("d1", 'N'),
             ("d2", 'P'),
             ("e2", 'P'),
             ("f2", 'P'),
-            ("f1", 'P'),
+            ("f1", 'N'),
             ("e8", 'k'),
         ];
         let queen = white_terms(&orphic(&board, "Q", "w"));

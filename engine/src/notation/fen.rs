@@ -8,7 +8,8 @@ use std::sync::Arc;
 use crate::geometry::{STRIDE, Square};
 use crate::piece::{Color, MAX_KINDS, Piece};
 use crate::position::{Position, castling_bit};
-use crate::variant::Variant;
+use crate::quote::quote;
+use crate::variant::{Variant, colour_right_bit};
 use crate::zobrist::MAX_POCKET;
 
 /// Why a FEN was rejected. Each message names the offending field and text.
@@ -54,13 +55,13 @@ pub enum FenError {
         letter: char,
     },
     /// A pocket in a variant without drops, or a malformed pocket.
-    #[error("invalid pocket {0:?}")]
+    #[error("invalid pocket {}", quote(.0))]
     BadPocket(String),
     /// Side-to-move field other than `w`/`b`.
-    #[error("invalid side to move {0:?} (expected \"w\" or \"b\")")]
+    #[error("invalid side to move {} (expected \"w\" or \"b\")", quote(.0))]
     BadSide(String),
     /// Unknown or duplicated rights letter.
-    #[error("invalid rights field {0:?}")]
+    #[error("invalid rights field {}", quote(.0))]
     BadRights(String),
     /// A castling right whose king or rook is not at home.
     #[error("castling right {right:?} but the {piece} is not on its home square")]
@@ -71,10 +72,10 @@ pub enum FenError {
         piece: &'static str,
     },
     /// An en-passant field that is not a square of the board.
-    #[error("invalid en-passant square {0:?}")]
+    #[error("invalid en-passant square {}", quote(.0))]
     BadEnPassant(String),
     /// A clock that is not a number.
-    #[error("invalid {field} {value:?}")]
+    #[error("invalid {field} {}", quote(.value))]
     BadClock {
         /// "half-move clock" or "full-move number".
         field: &'static str,
@@ -92,6 +93,26 @@ pub enum FenError {
     /// A pawn on its last rank.
     #[error("pawn on its last rank at {0}")]
     PawnOnLastRank(Square),
+    /// A pawn behind its start rank, where no move can ever bring it.
+    #[error("pawn at {0} stands behind its start rank, which no pawn can reach")]
+    PawnBehindStart(Square),
+    /// Orphic: bishop-drop rights that do not match the bishops in that side's pocket (one
+    /// right per bishop in hand).
+    #[error(
+        "{color:?} has {bishops} bishops in the pocket but {rights} bishop-drop rights in the \
+         rights field (they must be equal)"
+    )]
+    BishopRightsMismatch {
+        /// The side.
+        color: Color,
+        /// Bishops in its pocket.
+        bishops: u32,
+        /// Its bishop-drop rights (`L`/`D`, `l`/`d`).
+        rights: u32,
+    },
+    /// Decima: neither side has a unit on the board.
+    #[error("neither side has a unit on the board")]
+    NoUnits,
     /// The side not to move is in check: its king could be captured.
     #[error("the side not to move is in check")]
     OpponentInCheck,
@@ -417,6 +438,38 @@ fn validate(pos: &Position, v: &Variant) -> Result<(), FenError> {
                 return Err(FenError::PawnOnLastRank(sq));
             }
         }
+    }
+    if let Some(pawn) = v.pawn {
+        for color in Color::ALL {
+            if let Some(sq) = (pos.pieces_of(color, pawn) & v.pawn_unreachable[color]).first() {
+                return Err(FenError::PawnBehindStart(sq));
+            }
+        }
+    }
+    // Orphic's colour-bound bishops: a right per bishop in hand, both used up once both are
+    // on the board (a captured bishop keeps its right used, and is not returned to a pocket).
+    if let Some(kind) = v.drops.as_ref().and_then(|d| d.colour_bound) {
+        for color in Color::ALL {
+            let bishops = u32::from(pos.pocket[color][kind.index()]);
+            let rights = [true, false]
+                .iter()
+                .filter(|&&light| pos.drop_rights & colour_right_bit(color, light) != 0)
+                .count() as u32;
+            if bishops != rights {
+                return Err(FenError::BishopRightsMismatch {
+                    color,
+                    bishops,
+                    rights,
+                });
+            }
+        }
+    }
+    // Without a royal king (Decima) the king count above cannot catch an empty board.
+    if v.royal.is_none()
+        && pos.occupied().is_empty()
+        && pos.pocket.0.iter().flatten().all(|&n| n == 0)
+    {
+        return Err(FenError::NoUnits);
     }
     if let Some(k) = pos.royal_square(!pos.side)
         && pos.is_attacked(k, pos.occupied(), pos.by_color[pos.side], pos.side)

@@ -4,6 +4,7 @@
 use crate::geometry::{BoardSize, ParseSquareError, Square};
 use crate::moves::{Move, MoveKind};
 use crate::position::Position;
+use crate::quote::quote;
 
 /// Longest move text: a relocation drop on a 10x10 board, `N@a10,b10`.
 pub(crate) const UCI_MAX_LEN: usize = 9;
@@ -38,10 +39,13 @@ pub enum MoveTextError {
     #[error("empty move text")]
     Empty,
     /// Text of the wrong shape.
-    #[error("unparsable move text {0:?} (expected e.g. e3e5, h9h10n, N@e4 or N@e3,c2, or SAN)")]
+    #[error(
+        "unparsable move text {} (expected e.g. e3e5, h9h10n, N@e4 or N@e3,c2, or SAN)",
+        quote(.0)
+    )]
     Syntax(String),
     /// A square outside the board.
-    #[error("move text {text:?}: {source}")]
+    #[error("move text {}: {source}", quote(.text))]
     Square {
         /// The whole text.
         text: String,
@@ -57,7 +61,7 @@ pub enum MoveError {
     #[error(transparent)]
     Syntax(#[from] MoveTextError),
     /// The text parses but names no legal move here.
-    #[error("illegal move {text:?} in position {fen}")]
+    #[error("illegal move {} in position {fen}", quote(.text))]
     Illegal {
         /// The move text.
         text: String,

@@ -8,6 +8,8 @@
 
 use std::time::Duration;
 
+use crate::moves::Move;
+
 /// What bounds a search.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
@@ -25,6 +27,10 @@ pub struct Limits {
     pub threads: usize,
     /// Number of best lines to report; 0 or 1 = one line.
     pub multipv: usize,
+    /// Restricts the root to these moves (UCI `go searchmoves`); empty = every legal move.
+    /// Moves that are not legal in the searched position are ignored, and when none of them
+    /// is legal the whole root is searched, so a search always has a move to return.
+    pub search_moves: Vec<Move>,
 }
 
 /// A game clock.

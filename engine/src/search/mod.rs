@@ -239,7 +239,7 @@ impl Searcher {
         };
 
         let mut main_td = ThreadData::new(0, pos.clone(), &shared, Vec::new());
-        let root_moves = initial_root_moves(&mut main_td);
+        let root_moves = initial_root_moves(&mut main_td, &limits.search_moves);
         if root_moves.is_empty() {
             let score = Score::from_internal(terminal_score(pos, 0));
             return SearchResult {
@@ -343,13 +343,17 @@ fn nps(nodes: u64, elapsed: Duration) -> u64 {
     (u128::from(nodes) * 1_000_000_000 / ns) as u64
 }
 
-/// The root moves in a first ordering (hash move, captures, killers...) before any search.
-fn initial_root_moves(td: &mut ThreadData) -> Vec<RootMove> {
+/// The root moves in a first ordering (hash move, captures, killers...) before any search,
+/// restricted to `only` when that names at least one legal move.
+fn initial_root_moves(td: &mut ThreadData, only: &[Move]) -> Vec<RootMove> {
     if is_decided(&td.pos) {
         return Vec::new();
     }
     let mut list = Vec::new();
     td.pos.generate(&mut AllMoves(&mut list));
+    if list.iter().any(|sm| only.contains(&sm.mv)) {
+        list.retain(|sm| only.contains(&sm.mv));
+    }
     let tt_move = if td.shared.features.tt {
         td.shared.tt.probe(td.pos.hash()).and_then(|e| e.mv)
     } else {

@@ -108,6 +108,10 @@ pub struct Variant {
     pub(crate) royal: Option<PieceKind>,
     pub(crate) pawn_attacks: ByColor<SquareTable>,
     pub(crate) double_step: ByColor<Bitboard>,
+    /// Ranks a pawn can never stand on because they lie behind its lowest start rank (the
+    /// lowest double-step rank): rank 1 in chess, Decima and Orphic, ranks 1-2 in Opulent
+    /// and SOHO. A FEN with a pawn there is an impossible position.
+    pub(crate) pawn_unreachable: ByColor<Bitboard>,
     pub(crate) en_passant: bool,
     pub(crate) promotion: Option<Promotion>,
     pub(crate) castling: Option<ByColor<CastlingSquares>>,
@@ -251,6 +255,13 @@ impl Variant {
             ),
             None => (ByColor::default(), false),
         };
+        let lowest_start = spec
+            .pawns
+            .as_ref()
+            .and_then(|p| p.double_step_ranks.iter().min().copied())
+            .unwrap_or(0);
+        let pawn_unreachable =
+            by_color(&|c| (0..lowest_start).fold(Bitboard::EMPTY, |acc, r| acc | rank_mask(c, r)));
         let promotion = match &spec.promotion {
             Some(p) => Some(Promotion {
                 optional: by_color(&|c| {
@@ -375,6 +386,7 @@ impl Variant {
             royal,
             pawn_attacks,
             double_step,
+            pawn_unreachable,
             en_passant,
             promotion,
             castling,
