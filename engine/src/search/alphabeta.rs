@@ -6,9 +6,12 @@
 //! internal iterative reduction, then the moves in [`ordering`](super::ordering) order with
 //! late-move pruning, late-move reductions and check extensions.
 
+use crate::geometry::Square;
 use crate::moves::Move;
 use crate::position::Position;
-use crate::search::ordering::{AllMoves, is_quiet, pick_ordered, score_moves, update_quiet_stats};
+use crate::search::ordering::{
+    AllMoves, captured_kind, is_quiet, pick_ordered, score_moves, update_cutoff_stats,
+};
 use crate::search::qsearch::qsearch;
 use crate::search::score::{
     INF, MATE, MATE_BOUND, is_decided, score_from_tt, score_to_tt, terminal_score,
@@ -30,7 +33,7 @@ fn is_draw(pos: &Position) -> bool {
 
 /// What a null move changes.
 struct NullUndo {
-    en_passant: Option<crate::geometry::Square>,
+    en_passant: Option<Square>,
     halfmove: u32,
     hash: u64,
 }
@@ -131,6 +134,9 @@ pub(crate) fn search_root(
     }
     best
 }
+
+/// Most quiet moves (and captures) remembered per node for the history penalties.
+const TRIED_MAX: usize = 64;
 
 /// The main search.
 #[allow(clippy::too_many_arguments)]
@@ -266,8 +272,11 @@ pub(crate) fn negamax<const PV: bool>(
     let original_alpha = alpha;
     let mut best = -INF;
     let mut best_move = None;
-    let mut quiets: [Option<Move>; 64] = [None; 64];
+    let filler = Move::normal(Square::new(0), Square::new(0));
+    let mut quiets = [filler; TRIED_MAX];
     let mut quiet_count = 0usize;
+    let mut captures = [(filler, 0usize); TRIED_MAX];
+    let mut capture_count = 0usize;
     let mut searched = 0usize;
     let mut next = 0usize;
     loop {
@@ -363,16 +372,28 @@ pub(crate) fn negamax<const PV: bool>(
                     td.update_pv(ply, m);
                 }
                 if score >= beta {
-                    if quiet {
-                        update_quiet_stats(td, m, &quiets[..quiet_count], depth, ply);
-                    }
+                    update_cutoff_stats(
+                        td,
+                        m,
+                        &quiets[..quiet_count],
+                        &captures[..capture_count],
+                        depth,
+                        ply,
+                    );
                     break;
                 }
             }
         }
-        if quiet && quiet_count < quiets.len() {
-            quiets[quiet_count] = Some(m);
-            quiet_count += 1;
+        if quiet {
+            if quiet_count < TRIED_MAX {
+                quiets[quiet_count] = m;
+                quiet_count += 1;
+            }
+        } else if let Some(v) = captured_kind(&td.pos, m)
+            && capture_count < TRIED_MAX
+        {
+            captures[capture_count] = (m, v);
+            capture_count += 1;
         }
     }
     td.lists[ply] = list;

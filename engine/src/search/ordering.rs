@@ -12,7 +12,7 @@ use crate::moves::{Move, MoveKind};
 use crate::piece::Color;
 use crate::position::Position;
 use crate::rules::QuietHook;
-use crate::search::history::{FROM_SLOTS, HISTORY_MAX, ScoredMove, from_slot};
+use crate::search::history::{Histories, ScoredMove};
 use crate::search::threads::ThreadData;
 
 /// Collects every generated move.
@@ -104,6 +104,7 @@ const HASH_MOVE: i32 = 10_000_000;
 const GOOD_CAPTURE: i32 = 2_000_000;
 const PROMOTION: i32 = 1_500_000;
 const KILLER: i32 = 1_000_000;
+const COUNTER: i32 = 999_000;
 const BAD_CAPTURE: i32 = -2_000_000;
 
 /// The kind captured by `m`, if any (en passant captures a pawn).
@@ -143,7 +144,9 @@ pub(crate) fn losing_capture(td: &ThreadData, m: Move, victim: usize) -> bool {
     pos.is_attacked(m.to(), occupied, pos.by_color[them] & occupied, them)
 }
 
-/// Scores every move of `list` for the node at `ply`.
+/// Scores every move of `list` for the node at `ply`: the hash move, good captures
+/// (MVV-LVA plus capture history), promotions, killers, the counter-move, quiet moves by their
+/// butterfly and continuation histories, then losing captures.
 pub(crate) fn score_moves(
     td: &ThreadData,
     list: &mut [ScoredMove],
@@ -152,23 +155,19 @@ pub(crate) fn score_moves(
 ) {
     let pos = &td.pos;
     let ev = &td.shared.evaluator;
-    let side = pos.side.index();
     let killers = td.killers[ply];
+    let contexts = td.contexts();
+    let counter = contexts[0].and_then(|c| td.hist.counter(c));
     for sm in list.iter_mut() {
         let m = sm.mv;
         sm.score = if Some(m) == tt_move {
             HASH_MOVE
         } else if let Some(victim) = captured_kind(pos, m) {
-            let attacker = m
-                .from()
-                .and_then(|f| pos.board[f.index()])
-                .map_or(0, |p| ev.value(p.kind().index()));
-            let mvv_lva = ev.value(victim) * 16 - attacker / 16
-                + m.promotion_kind().map_or(0, |k| ev.value(k.index()));
+            let s = capture_score(td, m, victim);
             if losing_capture(td, m, victim) {
-                BAD_CAPTURE + mvv_lva
+                BAD_CAPTURE + s
             } else {
-                GOOD_CAPTURE + mvv_lva
+                GOOD_CAPTURE + s
             }
         } else if let Some(k) = m.promotion_kind() {
             PROMOTION + ev.value(k.index())
@@ -176,10 +175,23 @@ pub(crate) fn score_moves(
             KILLER + 1
         } else if killers[1] == Some(m) {
             KILLER
+        } else if counter == Some(m) {
+            COUNTER
         } else {
-            td.history[side * FROM_SLOTS + from_slot(m)][m.to().index()]
+            td.hist.quiet_score(pos, m, contexts)
         };
     }
+}
+
+/// The ordering score of a capture of `victim` by `m`: MVV-LVA plus the capture history.
+#[inline]
+fn capture_score(td: &ThreadData, m: Move, victim: usize) -> i32 {
+    let pos = &td.pos;
+    let ev = &td.shared.evaluator;
+    let attacker = Histories::moved_kind(pos, m).unwrap_or(0);
+    ev.value(victim) * 16 - ev.value(attacker) / 16
+        + m.promotion_kind().map_or(0, |k| ev.value(k.index()))
+        + td.hist.capture(pos.side, attacker, m.to().index(), victim) / 4
 }
 
 /// Scores captures for quiescence: MVV-LVA only.
@@ -233,28 +245,46 @@ pub(crate) fn pick_ordered(list: &mut [ScoredMove], i: usize) -> ScoredMove {
     }
 }
 
-/// Rewards the quiet move that caused a cutoff and penalises the quiet moves tried before it.
-pub(crate) fn update_quiet_stats(
+/// The history bonus of a cutoff at `depth`.
+#[inline]
+fn history_bonus(depth: i32) -> i32 {
+    (depth * depth * 8).min(1600)
+}
+
+/// Updates the statistics after `best` caused a cutoff at `depth`: a quiet `best` becomes a
+/// killer and the counter-move of the opponent's last move and is rewarded in the butterfly
+/// and continuation histories, and the quiet moves tried before it are penalised; a capture is
+/// rewarded in the capture history. The captures tried before `best` are penalised either way.
+pub(crate) fn update_cutoff_stats(
     td: &mut ThreadData,
     best: Move,
-    tried: &[Option<Move>],
+    quiets: &[Move],
+    captures: &[(Move, usize)],
     depth: i32,
     ply: usize,
 ) {
-    let side = td.pos.side.index();
-    if td.killers[ply][0] != Some(best) {
-        td.killers[ply][1] = td.killers[ply][0];
-        td.killers[ply][0] = Some(best);
+    let bonus = history_bonus(depth);
+    let contexts = td.contexts();
+    if let Some(victim) = captured_kind(&td.pos, best) {
+        td.hist.update_capture(&td.pos, best, victim, bonus);
+    } else if best.promotion_kind().is_none() {
+        if td.killers[ply][0] != Some(best) {
+            td.killers[ply][1] = td.killers[ply][0];
+            td.killers[ply][0] = Some(best);
+        }
+        if let Some(c) = contexts[0] {
+            td.hist.set_counter(c, best);
+        }
+        td.hist.update_quiet(&td.pos, best, contexts, bonus);
+        for &m in quiets {
+            if m != best {
+                td.hist.update_quiet(&td.pos, m, contexts, -bonus);
+            }
+        }
     }
-    let bonus = (depth * depth * 8).min(1600);
-    let mut apply = |m: Move, delta: i32| {
-        let h = &mut td.history[side * FROM_SLOTS + from_slot(m)][m.to().index()];
-        *h += delta - *h * delta.abs() / HISTORY_MAX;
-    };
-    apply(best, bonus);
-    for &m in tried.iter().flatten() {
+    for &(m, victim) in captures {
         if m != best {
-            apply(m, -bonus);
+            td.hist.update_capture(&td.pos, m, victim, -bonus);
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::geometry::Square;
 use crate::moves::{Move, MoveKind};
 use crate::piece::Piece;
 use crate::position::{Position, ep_victim};
-use crate::search::history::{FROM_SLOTS, History, ScoredMove};
+use crate::search::history::{Context, Histories, ScoredMove};
 use crate::search::lmr::LmrTable;
 use crate::search::options::Features;
 use crate::search::time::TimeManager;
@@ -84,8 +84,8 @@ pub(crate) struct ThreadData<'a> {
     pub(crate) stopped: bool,
     /// Two killer moves per ply.
     pub(crate) killers: Vec<[Option<Move>; 2]>,
-    /// Butterfly history.
-    pub(crate) history: History,
+    /// Butterfly, continuation and capture histories and counter-moves.
+    pub(crate) hist: Histories,
     /// Triangular PV table.
     pub(crate) pv: Vec<[Option<Move>; MAX_PLY]>,
     /// PV length per ply.
@@ -104,6 +104,9 @@ pub(crate) struct ThreadData<'a> {
     acc: Vec<Acc>,
     /// Whether the side to move is in check, one per position on the current line.
     checks: Vec<bool>,
+    /// Context (moved piece and destination) of each move on the current line from the root;
+    /// `None` for a null move.
+    moved: Vec<Option<Context>>,
     /// Pawn-structure cache.
     pawn_cache: PawnCache,
 }
@@ -116,6 +119,7 @@ impl<'a> ThreadData<'a> {
         shared: &'a Shared<'a>,
         root_moves: Vec<RootMove>,
     ) -> Self {
+        let pos_kinds = pos.variant().kind_count();
         Self {
             id,
             pos,
@@ -125,7 +129,7 @@ impl<'a> ThreadData<'a> {
             seldepth: 0,
             stopped: false,
             killers: vec![[None; 2]; MAX_PLY + 1],
-            history: vec![[0; 100]; 2 * FROM_SLOTS],
+            hist: Histories::new(pos_kinds),
             pv: vec![[None; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY],
             eval_stack: [0; MAX_PLY],
@@ -135,6 +139,7 @@ impl<'a> ThreadData<'a> {
             completed_depth: 0,
             acc: Vec::with_capacity(2 * MAX_PLY),
             checks: Vec::with_capacity(2 * MAX_PLY),
+            moved: Vec::with_capacity(2 * MAX_PLY),
             pawn_cache: PawnCache::default(),
         }
     }
@@ -145,6 +150,18 @@ impl<'a> ThreadData<'a> {
         self.acc.push(self.shared.evaluator.accumulate(&self.pos));
         self.checks.clear();
         self.checks.push(self.pos.in_check());
+        self.moved.clear();
+    }
+
+    /// Contexts of the moves one and two plies before the current position (the opponent's
+    /// last move, then our own), for the continuation histories.
+    #[inline]
+    pub(crate) fn contexts(&self) -> [Option<Context>; 2] {
+        let n = self.moved.len();
+        [
+            n.checked_sub(1).and_then(|i| self.moved[i]),
+            n.checked_sub(2).and_then(|i| self.moved[i]),
+        ]
     }
 
     /// True when the side to move is in check (computed once per position on the line).
@@ -207,6 +224,8 @@ impl<'a> ThreadData<'a> {
         });
         // The search trusts `move_may_give_check` to prune without playing: check it here.
         let may_check = cfg!(debug_assertions).then(|| self.pos.move_may_give_check(m));
+        let context = self.hist.context(&self.pos, m);
+        self.moved.push(context);
         self.pos.play_unchecked(m);
         self.shared.tt.prefetch(self.pos.hash());
         let mut acc = self.acc.last().copied().unwrap_or_default();
@@ -258,6 +277,7 @@ impl<'a> ThreadData<'a> {
         self.pos.unmake();
         self.acc.pop();
         self.checks.pop();
+        self.moved.pop();
     }
 
     /// Records a null move on the line stacks (the board does not change).
@@ -265,12 +285,14 @@ impl<'a> ThreadData<'a> {
         let acc = self.acc.last().copied().unwrap_or_default();
         self.acc.push(acc);
         self.checks.push(false);
+        self.moved.push(None);
     }
 
     /// Takes a null move off the line stacks.
     pub(crate) fn pop_null(&mut self) {
         self.acc.pop();
         self.checks.pop();
+        self.moved.pop();
     }
 
     /// Counts a node; returns true when the search must stop. The flags and the clock are
