@@ -37,6 +37,7 @@ mod options;
 mod ordering;
 mod qsearch;
 mod score;
+mod see;
 mod threads;
 mod time;
 mod tt;
@@ -51,6 +52,7 @@ use crate::position::Position;
 use crate::rng::SplitMix64;
 use crate::search::alphabeta::search_root;
 use crate::search::lmr::LmrTable;
+use crate::search::see::SeeValues;
 use crate::search::ordering::{AllMoves, score_moves};
 use crate::search::score::{INF, MATE, MATE_BOUND, is_decided, terminal_score};
 use crate::search::threads::{MAX_PLY, RootMove, Shared, ThreadData, run_lazy_smp};
@@ -201,9 +203,15 @@ impl Searcher {
         let start = Instant::now();
         self.tt.new_search();
         let features = options.features;
+        let evaluator = Evaluator::new(pos.variant(), features.eval);
+        let values: Vec<i32> = (0..pos.variant().kind_count())
+            .map(|k| evaluator.value(k))
+            .collect();
+        let see = SeeValues::new(&values, pos.variant().royal_kind().map(|k| k.index()));
         let shared = Shared {
             tt: &self.tt,
-            evaluator: Evaluator::new(pos.variant(), features.eval),
+            evaluator,
+            see,
             time: TimeManager::new(limits, pos.side_to_move(), start),
             stop,
             abort: AtomicBool::new(false),

@@ -9,10 +9,10 @@ use crate::bitboard::Bitboard;
 use crate::geometry::Square;
 use crate::movegen::MoveSink;
 use crate::moves::{Move, MoveKind};
-use crate::piece::Color;
 use crate::position::Position;
 use crate::rules::QuietHook;
 use crate::search::history::{Histories, ScoredMove};
+use crate::search::see::see_ge;
 use crate::search::threads::ThreadData;
 
 /// Collects every generated move.
@@ -125,25 +125,6 @@ pub(crate) fn is_quiet(pos: &Position, m: Move) -> bool {
     m.promotion_kind().is_none() && captured_kind(pos, m).is_none()
 }
 
-/// True when a capture of `victim` by the piece on `from` probably loses material: the victim
-/// is worth less than the capturer and the square is defended.
-#[inline]
-pub(crate) fn losing_capture(td: &ThreadData, m: Move, victim: usize) -> bool {
-    let pos = &td.pos;
-    let Some(from) = m.from() else { return false };
-    let Some(attacker) = pos.board[from.index()] else {
-        return false;
-    };
-    let ev = &td.shared.evaluator;
-    if ev.value(victim) >= ev.value(attacker.kind().index()) {
-        return false;
-    }
-    let them: Color = !pos.side;
-    let occupied = pos.occupied().without(from);
-    // One defender is enough: the early-exit test, not the full attacker set.
-    pos.is_attacked(m.to(), occupied, pos.by_color[them] & occupied, them)
-}
-
 /// Scores every move of `list` for the node at `ply`: the hash move, good captures
 /// (MVV-LVA plus capture history), promotions, killers, the counter-move, quiet moves by their
 /// butterfly and continuation histories, then losing captures.
@@ -164,7 +145,7 @@ pub(crate) fn score_moves(
             HASH_MOVE
         } else if let Some(victim) = captured_kind(pos, m) {
             let s = capture_score(td, m, victim);
-            if losing_capture(td, m, victim) {
+            if !see_ge(pos, m, 0, &td.shared.see) {
                 BAD_CAPTURE + s
             } else {
                 GOOD_CAPTURE + s

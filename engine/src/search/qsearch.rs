@@ -6,9 +6,9 @@
 //! are not) can widen that set there without touching this function.
 
 use crate::search::ordering::{
-    AllMoves, QuietFilter, TacticalMoves, captured_kind, losing_capture, pick, score_moves,
-    score_tactical,
+    AllMoves, QuietFilter, TacticalMoves, captured_kind, pick, score_moves, score_tactical,
 };
+use crate::search::see::see_ge;
 use crate::search::score::{
     INF, MATE_BOUND, is_decided, score_from_tt, score_to_tt, terminal_score,
 };
@@ -103,10 +103,8 @@ pub(crate) fn qsearch<const PV: bool>(
             if stand_pat + gain + DELTA_MARGIN <= alpha {
                 continue;
             }
-            if m.promotion_kind().is_none()
-                && let Some(v) = victim
-                && losing_capture(td, m, v)
-            {
+            // A capture that loses material in the exchange cannot raise the score.
+            if !see_ge(&td.pos, m, 0, &shared.see) {
                 continue;
             }
         }

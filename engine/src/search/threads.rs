@@ -14,6 +14,7 @@ use crate::piece::Piece;
 use crate::position::{Position, ep_victim};
 use crate::search::history::{Context, Histories, ScoredMove};
 use crate::search::lmr::LmrTable;
+use crate::search::see::SeeValues;
 use crate::search::options::Features;
 use crate::search::time::TimeManager;
 use crate::search::tt::TranspositionTable;
@@ -36,6 +37,8 @@ pub(crate) struct Shared<'a> {
     pub(crate) tt: &'a TranspositionTable,
     /// Evaluation tables for the variant.
     pub(crate) evaluator: Evaluator,
+    /// Piece values and capture order of the static exchange evaluation.
+    pub(crate) see: SeeValues,
     /// Stop conditions.
     pub(crate) time: TimeManager,
     /// The caller's stop flag.
