@@ -135,6 +135,11 @@ pub(crate) fn search_root(
     best
 }
 
+/// Singular extensions: the shallowest node they are tried at.
+const SINGULAR_DEPTH: i32 = 6;
+/// How far (per ply of depth) below the hash score the other moves must stay.
+const SINGULAR_MARGIN: i32 = 2;
+
 /// Most quiet moves (and captures) remembered per node for the history penalties.
 const TRIED_MAX: usize = 64;
 
@@ -174,9 +179,11 @@ pub(crate) fn negamax<const PV: bool>(
         return if in_check { 0 } else { td.evaluate() };
     }
     let key = td.pos.hash();
+    let excluded = td.excluded[ply];
     let mut tt_move = None;
     let mut tt_hit = None;
     if features.tt
+        && excluded.is_none()
         && let Some(e) = shared.tt.probe(key)
     {
         let score = score_from_tt(e.score, ply);
@@ -210,7 +217,7 @@ pub(crate) fn negamax<const PV: bool>(
     };
     td.eval_stack[ply] = static_eval;
     let improving = !in_check && ply >= 2 && static_eval > td.eval_stack[ply - 2];
-    if !PV && !in_check {
+    if !PV && !in_check && excluded.is_none() {
         if features.pruning
             && depth <= 6
             && beta.abs() < MATE_BOUND
@@ -250,6 +257,10 @@ pub(crate) fn negamax<const PV: bool>(
     // usually refutes the node, and then generating, scoring and sorting the other 80-120
     // moves would be wasted.
     let mut hash_move = tt_move.filter(|&m| td.pos.is_legal(m));
+    if excluded.is_some() {
+        // The singular search revisits a node whose hash move it leaves out.
+        hash_move = None;
+    }
     let mut list = std::mem::take(&mut td.lists[ply]);
     list.clear();
     let mut generated = hash_move.is_none();
@@ -262,7 +273,7 @@ pub(crate) fn negamax<const PV: bool>(
     }
     // Internal iterative reduction: without a hash move this node is probably not important
     // enough to search at full depth, and the next visit will have a move.
-    if features.pruning && tt_move.is_none() && depth >= 4 {
+    if features.pruning && tt_move.is_none() && excluded.is_none() && depth >= 4 {
         depth -= 1;
     }
     if generated {
@@ -299,6 +310,9 @@ pub(crate) fn negamax<const PV: bool>(
             next += 1;
             pick_ordered(&mut list, next - 1).mv
         };
+        if Some(m) == excluded {
+            continue;
+        }
         let quiet = is_quiet(&td.pos, m);
         if features.pruning
             && !PV
@@ -324,12 +338,48 @@ pub(crate) fn negamax<const PV: bool>(
         if futile && !td.pos.move_may_give_check(m) {
             continue;
         }
+        // Singular extension: when a reduced search without the hash move fails low well
+        // below the hash score, the hash move is the only good one here: search it a ply
+        // deeper. When even without it the node fails high over beta, cut at once
+        // (multi-cut).
+        let mut singular = false;
+        if Some(m) == tt_move
+            && excluded.is_none()
+            && features.pruning
+            && depth >= SINGULAR_DEPTH
+            && let Some((tt_score, bound, tt_depth)) = tt_hit
+            && bound != Bound::Upper
+            && tt_depth >= depth - 3
+            && tt_score.abs() < MATE_BOUND
+        {
+            let singular_beta = tt_score - SINGULAR_MARGIN * depth;
+            td.excluded[ply] = Some(m);
+            let v = negamax::<false>(
+                td,
+                (depth - 1) / 2,
+                singular_beta - 1,
+                singular_beta,
+                ply,
+                false,
+            );
+            td.excluded[ply] = None;
+            if td.stopped {
+                td.lists[ply] = list;
+                return 0;
+            }
+            if v < singular_beta {
+                singular = true;
+            } else if singular_beta >= beta {
+                td.lists[ply] = list;
+                return singular_beta;
+            }
+        }
         let gives_check = td.play(m);
         if futile && !gives_check {
             td.unmake();
             continue;
         }
-        let extend = gives_check && features.check_extension && ply < MAX_PLY / 2;
+        let extend = (singular || gives_check && features.check_extension) && ply < MAX_PLY / 2;
         let new_depth = depth - 1 + i32::from(extend);
         let mut score;
         if searched == 0 {
@@ -397,11 +447,15 @@ pub(crate) fn negamax<const PV: bool>(
         }
     }
     td.lists[ply] = list;
+    if excluded.is_some() && best == -INF {
+        // Only the excluded move was legal (or every other one was pruned): a fail low.
+        return alpha;
+    }
     if best == -INF {
         // Every move was pruned (only possible with pruning on): fall back to a fail low.
         best = alpha;
     }
-    if features.tt {
+    if features.tt && excluded.is_none() {
         let bound = if best >= beta {
             Bound::Lower
         } else if PV && best > original_alpha {

@@ -89,6 +89,8 @@ pub(crate) struct ThreadData<'a> {
     pub(crate) killers: Vec<[Option<Move>; 2]>,
     /// Butterfly, continuation and capture histories and counter-moves.
     pub(crate) hist: Histories,
+    /// The move the node at each ply leaves out (singular-extension searches).
+    pub(crate) excluded: [Option<Move>; MAX_PLY + 1],
     /// Triangular PV table.
     pub(crate) pv: Vec<[Option<Move>; MAX_PLY]>,
     /// PV length per ply.
@@ -133,6 +135,7 @@ impl<'a> ThreadData<'a> {
             stopped: false,
             killers: vec![[None; 2]; MAX_PLY + 1],
             hist: Histories::new(pos_kinds),
+            excluded: [None; MAX_PLY + 1],
             pv: vec![[None; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY],
             eval_stack: [0; MAX_PLY],
