@@ -81,6 +81,7 @@ pub(crate) fn search_root(
     for i in pv_idx..td.root_moves.len() {
         let m = td.root_moves[i].mv;
         let quiet = is_quiet(&td.pos, m);
+        let nodes_before = td.nodes;
         let gives_check = td.play(m);
         td.count_node();
         let new_depth = depth - 1 + i32::from(gives_check && features.check_extension);
@@ -101,6 +102,7 @@ pub(crate) fn search_root(
             }
         }
         td.unmake();
+        td.root_moves[i].nodes += td.nodes - nodes_before;
         if td.stopped {
             return best;
         }

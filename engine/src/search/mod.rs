@@ -376,6 +376,7 @@ fn initial_root_moves(td: &mut ThreadData, only: &[Move]) -> Vec<RootMove> {
             prev_score: -INF,
             pv: vec![sm.mv],
             seldepth: 0,
+            nodes: 0,
         })
         .collect()
 }
@@ -397,6 +398,11 @@ fn iterative_deepening(
         reason: StopReason::Depth,
     };
     let mut depth = 1;
+    // Time-management state of the main thread: how unstable the best move has been (decays
+    // by half per iteration) and the scores of the iterations so far.
+    let mut instability = 0.0f64;
+    let mut last_best: Option<Move> = None;
+    let mut previous_score: Option<i32> = None;
     while depth <= plan.max_depth {
         if depth > 1 && !shared.time.should_start_iteration() {
             outcome.reason = StopReason::Time;
@@ -408,6 +414,9 @@ fn iterative_deepening(
             (depth + i32::from(td.id % 2 == 1)).min(plan.max_depth)
         };
         td.root_depth = search_depth;
+        for rm in &mut td.root_moves {
+            rm.nodes = 0;
+        }
         for pv_idx in 0..multipv {
             td.seldepth = 0;
             aspiration(td, search_depth, pv_idx);
@@ -461,6 +470,15 @@ fn iterative_deepening(
                 outcome.reason = StopReason::Time;
                 return outcome;
             }
+            if !plan.infinite && shared.time.stop_after_iteration(time_factor(
+                td,
+                &mut instability,
+                &mut last_best,
+                &mut previous_score,
+            )) {
+                outcome.reason = StopReason::Time;
+                return outcome;
+            }
         }
         depth += 1;
     }
@@ -486,6 +504,45 @@ fn iterative_deepening(
         outcome.reason = StopReason::Stopped;
     }
     outcome
+}
+
+/// How much of its planned time a clock search should use, from the iteration just
+/// completed: more while the best move keeps changing (`instability`, decaying by half per
+/// iteration) or the score falls below the previous iteration's, less when the best move took
+/// nearly all of the iteration's nodes (the alternatives were refuted quickly).
+fn time_factor(
+    td: &ThreadData,
+    instability: &mut f64,
+    last_best: &mut Option<Move>,
+    previous_score: &mut Option<i32>,
+) -> f64 {
+    let best = &td.root_moves[0];
+    *instability /= 2.0;
+    if last_best.is_some_and(|m| m != best.mv) {
+        *instability += 1.0;
+    }
+    *last_best = Some(best.mv);
+    let stability = 1.0 + 0.9 * *instability;
+    let falling = previous_score.map_or(1.0, |prev| {
+        if prev.abs() >= MATE_BOUND || best.score.abs() >= MATE_BOUND {
+            1.0
+        } else {
+            (1.0 + f64::from(prev - best.score) / 150.0).clamp(0.7, 1.6)
+        }
+    });
+    *previous_score = Some(best.score);
+    let total: u64 = td.root_moves.iter().map(|rm| rm.nodes).sum();
+    let effort = if total == 0 {
+        1.0
+    } else {
+        match best.nodes as f64 / total as f64 {
+            f if f > 0.9 => 0.6,
+            f if f > 0.75 => 0.85,
+            f if f < 0.4 => 1.25,
+            _ => 1.0,
+        }
+    };
+    stability * falling * effort
 }
 
 /// One root search at `depth` for line `pv_idx`, with an aspiration window around the last

@@ -66,6 +66,8 @@ pub(crate) struct RootMove {
     pub(crate) pv: Vec<Move>,
     /// Selective depth reached.
     pub(crate) seldepth: usize,
+    /// Nodes spent on this move in the current iteration.
+    pub(crate) nodes: u64,
 }
 
 /// Per-thread search state. Aligned to a cache line so threads' hot fields never share one.

@@ -16,7 +16,13 @@ pub(crate) const DEFAULT_MOVETIME: Duration = Duration::from_secs(1);
 /// Default depth for a search given no depth, node, time or clock limit.
 pub(crate) const DEFAULT_DEPTH: u32 = 12;
 /// Time kept in reserve for communication per move.
-const OVERHEAD: Duration = Duration::from_millis(10);
+const OVERHEAD: Duration = Duration::from_millis(15);
+/// Moves a sudden-death clock is shared over: the 10x10 variants' games are long, and an
+/// even share of the remaining time over this many moves leaves reserves for later.
+const SUDDEN_DEATH_MOVES: u32 = 35;
+/// An iteration takes about as long as all before it together (twice the elapsed time), so
+/// one is started only while at most this share of the planned time is used.
+const ITERATION_SHARE: f64 = 0.55;
 
 /// Stop conditions of one search.
 #[derive(Debug)]
@@ -26,6 +32,9 @@ pub(crate) struct TimeManager {
     soft: Option<Duration>,
     /// Abort the search after this.
     hard: Option<Duration>,
+    /// The time a clock search plans for this move, before the search's own adjustments
+    /// (`None` without a clock).
+    optimum: Option<Duration>,
     nodes: Option<u64>,
 }
 
@@ -34,11 +43,13 @@ impl TimeManager {
     pub(crate) fn new(limits: &Limits, side: Color, start: Instant) -> Self {
         let mut soft = None;
         let mut hard = None;
+        let mut optimum = None;
         if limits.infinite {
             return Self {
                 start,
                 soft,
                 hard,
+                optimum,
                 nodes: limits.nodes,
             };
         }
@@ -52,19 +63,18 @@ impl TimeManager {
                 Color::Black => (clock.btime, clock.binc),
             };
             let left = time.saturating_sub(OVERHEAD);
-            let mtg = clock.movestogo.unwrap_or(30).clamp(1, 50);
-            // Spend an even share of the remaining time plus most of the increment; allow up to
-            // five times that for a hard iteration, never more than 40% of what is left
-            // (or all but the overhead with one move to go).
+            let mtg = clock.movestogo.unwrap_or(SUDDEN_DEATH_MOVES).clamp(1, 50);
+            // Plan an even share of the remaining time plus most of the increment; the search
+            // stretches or shrinks it (`stop_after_iteration`) but never past the hard limit:
+            // four times the plan, and never more than 40% of what is left (or all but the
+            // overhead with one move to go).
             // Saturating arithmetic: clock values come from clients and may be absurd.
             let share = (left / mtg).saturating_add(inc.mul_f64(0.75));
             let cap = if mtg == 1 { left } else { left.mul_f64(0.4) };
-            let optimum = share.min(cap);
-            let maximum = optimum.saturating_mul(5).min(cap);
-            soft = Some(
-                soft.map_or(optimum, |s: Duration| s.min(optimum))
-                    .mul_f64(0.6),
-            );
+            let planned = share.min(cap);
+            let maximum = planned.saturating_mul(4).min(cap);
+            optimum = Some(planned);
+            soft = Some(soft.map_or(maximum, |s: Duration| s.min(maximum)));
             hard = Some(hard.map_or(maximum, |h: Duration| h.min(maximum)));
         }
         if limits.depth.is_none()
@@ -79,8 +89,18 @@ impl TimeManager {
             start,
             soft,
             hard,
+            optimum,
             nodes: limits.nodes,
         }
+    }
+
+    /// For a clock search, true when the iteration just completed should be the last: the
+    /// planned time, scaled by `factor` (more when the best move keeps changing or the score
+    /// falls, less when one move takes nearly all the effort), is used up. Starting another
+    /// iteration that late would mostly be wasted: it rarely finishes.
+    pub(crate) fn stop_after_iteration(&self, factor: f64) -> bool {
+        self.optimum
+            .is_some_and(|o| self.elapsed() >= o.mul_f64(factor.clamp(0.2, 4.0) * ITERATION_SHARE))
     }
 
     /// Time since the search started.
@@ -146,7 +166,8 @@ mod tests {
             hard > Duration::from_millis(500) && hard < Duration::from_secs(12),
             "{hard:?}"
         );
-        assert!(tm.soft.unwrap() < hard);
+        // The plan is a quarter of the hard limit; the search stretches it up to that.
+        assert!(tm.optimum.unwrap() < hard && tm.soft.unwrap() <= hard);
         // Last move before the time control: may use nearly everything, never more.
         let tm = TimeManager::new(&clock(1_000, 0, Some(1)), Color::Black, Instant::now());
         assert!(tm.hard.unwrap() <= Duration::from_secs(1));
