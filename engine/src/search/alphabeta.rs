@@ -137,6 +137,13 @@ pub(crate) fn search_root(
     best
 }
 
+/// Razoring: the deepest node it applies to, and the margin per ply below alpha.
+const RAZOR_DEPTH: i32 = 3;
+/// See [`RAZOR_DEPTH`].
+const RAZOR_MARGIN: i32 = 250;
+/// Reverse futility pruning: the deepest node it applies to.
+const RFP_DEPTH: i32 = 8;
+
 /// Singular extensions: the shallowest node they are tried at.
 const SINGULAR_DEPTH: i32 = 6;
 /// How far (per ply of depth) below the hash score the other moves must stay.
@@ -220,8 +227,19 @@ pub(crate) fn negamax<const PV: bool>(
     td.eval_stack[ply] = static_eval;
     let improving = !in_check && ply >= 2 && static_eval > td.eval_stack[ply - 2];
     if !PV && !in_check && excluded.is_none() {
+        // Razoring: far below alpha at a shallow node, only a tactical shot can help; when
+        // quiescence finds none, trust it.
+        if features.pruning && depth <= RAZOR_DEPTH && static_eval + RAZOR_MARGIN * depth < alpha {
+            let v = qsearch::<false>(td, alpha, alpha + 1, ply);
+            if td.stopped {
+                return 0;
+            }
+            if v <= alpha {
+                return v;
+            }
+        }
         if features.pruning
-            && depth <= 6
+            && depth <= RFP_DEPTH
             && beta.abs() < MATE_BOUND
             && static_eval - 90 * (depth - i32::from(improving)) >= beta
         {
