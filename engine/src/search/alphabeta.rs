@@ -9,6 +9,7 @@
 use crate::geometry::Square;
 use crate::moves::Move;
 use crate::position::Position;
+use crate::search::see::see_ge;
 use crate::search::ordering::{
     AllMoves, captured_kind, is_quiet, pick_ordered, score_moves, update_cutoff_stats,
 };
@@ -143,6 +144,14 @@ const RAZOR_DEPTH: i32 = 3;
 const RAZOR_MARGIN: i32 = 250;
 /// Reverse futility pruning: the deepest node it applies to.
 const RFP_DEPTH: i32 = 8;
+
+/// Exchange pruning: the deepest node, and the margins (per ply for captures, per ply squared
+/// for quiet moves) an exchange may lose before the move is skipped.
+const SEE_PRUNE_DEPTH: i32 = 6;
+/// See [`SEE_PRUNE_DEPTH`].
+const SEE_CAPTURE_MARGIN: i32 = 100;
+/// See [`SEE_PRUNE_DEPTH`].
+const SEE_QUIET_MARGIN: i32 = 15;
 
 /// Singular extensions: the shallowest node they are tried at.
 const SINGULAR_DEPTH: i32 = 6;
@@ -341,6 +350,27 @@ pub(crate) fn negamax<const PV: bool>(
             && best > -MATE_BOUND
             && depth <= 4
             && quiet_count >= (3 + depth * depth * 2) as usize / if improving { 1 } else { 2 }
+        {
+            continue;
+        }
+        // Exchange pruning: at shallow depth a move that loses material in the exchange on its
+        // square (a capture by more than a pawn per ply, a quiet move by a growing margin) is
+        // not worth a search.
+        if features.pruning
+            && !PV
+            && !in_check
+            && best > -MATE_BOUND
+            && depth <= SEE_PRUNE_DEPTH
+            && !see_ge(
+                &td.pos,
+                m,
+                if quiet {
+                    -SEE_QUIET_MARGIN * depth * depth
+                } else {
+                    -SEE_CAPTURE_MARGIN * depth
+                },
+                &shared.see,
+            )
         {
             continue;
         }
