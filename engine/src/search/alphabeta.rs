@@ -11,7 +11,8 @@ use crate::moves::Move;
 use crate::position::Position;
 use crate::search::see::see_ge;
 use crate::search::ordering::{
-    AllMoves, captured_kind, is_quiet, pick_ordered, score_moves, update_cutoff_stats,
+    AllMoves, TacticalMoves, captured_kind, is_quiet, pick, pick_ordered, score_moves,
+    score_tactical, update_cutoff_stats,
 };
 use crate::search::qsearch::qsearch;
 use crate::search::score::{
@@ -153,6 +154,11 @@ const SEE_CAPTURE_MARGIN: i32 = 100;
 /// See [`SEE_PRUNE_DEPTH`].
 const SEE_QUIET_MARGIN: i32 = 15;
 
+/// ProbCut: the shallowest node it is tried at, and its margin over beta.
+const PROBCUT_DEPTH: i32 = 5;
+/// See [`PROBCUT_DEPTH`].
+const PROBCUT_MARGIN: i32 = 200;
+
 /// Singular extensions: the shallowest node they are tried at.
 const SINGULAR_DEPTH: i32 = 6;
 /// How far (per ply of depth) below the hash score the other moves must stay.
@@ -278,6 +284,64 @@ pub(crate) fn negamax<const PV: bool>(
             if score >= beta {
                 return if score >= MATE_BOUND { beta } else { score };
             }
+        }
+    }
+    // ProbCut: a good capture that beats beta by a margin in a reduced search very likely
+    // refutes this node at full depth too.
+    let probcut_beta = beta + PROBCUT_MARGIN;
+    if features.pruning
+        && !PV
+        && !in_check
+        && excluded.is_none()
+        && depth >= PROBCUT_DEPTH
+        && beta.abs() < MATE_BOUND
+        && !tt_hit.is_some_and(|(s, _, d)| d >= depth - 3 && s < probcut_beta)
+    {
+        let mut list = std::mem::take(&mut td.lists[ply]);
+        list.clear();
+        let enemy = td.pos.by_color[!td.pos.side];
+        td.pos.generate(&mut TacticalMoves {
+            enemy,
+            list: &mut list,
+            quiet: None,
+        });
+        score_tactical(td, &mut list);
+        let mut refutation = None;
+        for i in 0..list.len() {
+            let m = pick(&mut list, i).mv;
+            if !see_ge(&td.pos, m, probcut_beta - static_eval, &shared.see) {
+                continue;
+            }
+            td.play(m);
+            let mut v = -qsearch::<false>(td, -probcut_beta, -probcut_beta + 1, ply + 1);
+            if v >= probcut_beta {
+                v = -negamax::<false>(
+                    td,
+                    depth - 4,
+                    -probcut_beta,
+                    -probcut_beta + 1,
+                    ply + 1,
+                    true,
+                );
+            }
+            td.unmake();
+            if td.stopped {
+                td.lists[ply] = list;
+                return 0;
+            }
+            if v >= probcut_beta {
+                refutation = Some((m, v));
+                break;
+            }
+        }
+        td.lists[ply] = list;
+        if let Some((m, v)) = refutation {
+            if features.tt {
+                shared
+                    .tt
+                    .store(key, Some(m), score_to_tt(v, ply), depth - 3, Bound::Lower);
+            }
+            return v;
         }
     }
     // Moves are generated only now: the pruning above needs none. (A stalemate can be
