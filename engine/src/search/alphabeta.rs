@@ -488,12 +488,18 @@ pub(crate) fn negamax<const PV: bool>(
                 return singular_beta;
             }
         }
+        let safe_check = features.check_extension
+            && td.pos.move_may_give_check(m)
+            && see_ge(&td.pos, m, 0, &shared.see);
         let gives_check = td.play(m);
         if futile && !gives_check {
             td.unmake();
             continue;
         }
-        let extend = (singular || gives_check && features.check_extension) && ply < MAX_PLY / 2;
+        // Checks are extended only when the checking piece is not simply lost: a sacrificial
+        // check of a 10x10 army (every long-range piece gives many) rarely needs the ply.
+        let extend = (singular || gives_check && features.check_extension && safe_check)
+            && ply < MAX_PLY / 2;
         let new_depth = depth - 1 + i32::from(extend);
         let mut score;
         if searched == 0 {
