@@ -159,6 +159,11 @@ const PROBCUT_DEPTH: i32 = 5;
 /// See [`PROBCUT_DEPTH`].
 const PROBCUT_MARGIN: i32 = 200;
 
+/// Late-move pruning of quiet moves: the deepest node it applies to.
+const LMP_DEPTH: i32 = 6;
+/// Futility pruning of quiet moves: the deepest node it applies to.
+const FUTILITY_DEPTH: i32 = 5;
+
 /// Singular extensions: the shallowest node they are tried at.
 const SINGULAR_DEPTH: i32 = 6;
 /// How far (per ply of depth) below the hash score the other moves must stay.
@@ -412,7 +417,7 @@ pub(crate) fn negamax<const PV: bool>(
             && !in_check
             && quiet
             && best > -MATE_BOUND
-            && depth <= 4
+            && depth <= LMP_DEPTH
             && quiet_count >= (3 + depth * depth * 2) as usize / if improving { 1 } else { 2 }
         {
             continue;
@@ -446,7 +451,7 @@ pub(crate) fn negamax<const PV: bool>(
             && !PV
             && !in_check
             && quiet
-            && depth <= 3
+            && depth <= FUTILITY_DEPTH
             && best > -MATE_BOUND
             && static_eval + 120 + 100 * depth <= alpha;
         if futile && !td.pos.move_may_give_check(m) {
