@@ -9,7 +9,6 @@
 use crate::geometry::Square;
 use crate::moves::Move;
 use crate::position::Position;
-use crate::search::see::see_ge;
 use crate::search::ordering::{
     AllMoves, TacticalMoves, captured_kind, is_quiet, pick, pick_ordered, score_moves,
     score_tactical, update_cutoff_stats,
@@ -18,6 +17,7 @@ use crate::search::qsearch::qsearch;
 use crate::search::score::{
     INF, MATE, MATE_BOUND, is_decided, score_from_tt, score_to_tt, terminal_score,
 };
+use crate::search::see::see_ge;
 use crate::search::threads::{MAX_PLY, ThreadData};
 use crate::search::tt::Bound;
 
@@ -154,7 +154,7 @@ const SEE_CAPTURE_MARGIN: i32 = 100;
 /// See [`SEE_PRUNE_DEPTH`].
 const SEE_QUIET_MARGIN: i32 = 15;
 
-/// ProbCut: the shallowest node it is tried at, and its margin over beta.
+/// `ProbCut`: the shallowest node it is tried at, and its margin over beta.
 const PROBCUT_DEPTH: i32 = 5;
 /// See [`PROBCUT_DEPTH`].
 const PROBCUT_MARGIN: i32 = 200;

@@ -12,7 +12,7 @@
 //! Tables are sized from the variant's piece count, so a 10-kind 10x10 variant needs about
 //! 4 MB per thread for the continuation table, allocated zeroed (lazily by the OS).
 
-use crate::geometry::SQUARE_COUNT;
+use crate::geometry::{SQUARE_COUNT, Square};
 use crate::moves::{Move, MoveKind};
 use crate::piece::{Color, MAX_KINDS};
 use crate::position::Position;
@@ -94,7 +94,7 @@ impl Histories {
     fn butterfly_index(side: Color, m: Move) -> usize {
         let slot = match m.kind() {
             MoveKind::Drop { kind, .. } => SQUARE_COUNT + kind.index(),
-            _ => m.from().map_or(0, |f| f.index()),
+            _ => m.from().map_or(0, Square::index),
         };
         (side.index() * FROM_SLOTS + slot) * SQUARE_COUNT + m.to().index()
     }
@@ -139,7 +139,12 @@ impl Histories {
     /// The quiet-move score of `m` in `pos`: butterfly plus the continuation histories of
     /// the `contexts` (the moves one and two plies back, when there were such moves).
     #[inline]
-    pub(crate) fn quiet_score(&self, pos: &Position, m: Move, contexts: [Option<Context>; 2]) -> i32 {
+    pub(crate) fn quiet_score(
+        &self,
+        pos: &Position,
+        m: Move,
+        contexts: [Option<Context>; 2],
+    ) -> i32 {
         let mut s = self.butterfly(pos.side, m);
         if let Some(kind) = Self::moved_kind(pos, m).filter(|&k| k < self.kinds) {
             let to = m.to().index();

@@ -48,13 +48,14 @@ use std::time::{Duration, Instant};
 
 use crate::eval::Evaluator;
 use crate::moves::Move;
+use crate::piece::PieceKind;
 use crate::position::Position;
 use crate::rng::SplitMix64;
 use crate::search::alphabeta::search_root;
 use crate::search::lmr::LmrTable;
-use crate::search::see::SeeValues;
 use crate::search::ordering::{AllMoves, score_moves};
 use crate::search::score::{INF, MATE, MATE_BOUND, is_decided, terminal_score};
+use crate::search::see::SeeValues;
 use crate::search::threads::{MAX_PLY, RootMove, Shared, ThreadData, run_lazy_smp};
 use crate::search::time::{DEFAULT_DEPTH, TimeManager};
 use crate::search::tt::TranspositionTable;
@@ -207,7 +208,7 @@ impl Searcher {
         let values: Vec<i32> = (0..pos.variant().kind_count())
             .map(|k| evaluator.value(k))
             .collect();
-        let see = SeeValues::new(&values, pos.variant().royal_kind().map(|k| k.index()));
+        let see = SeeValues::new(&values, pos.variant().royal_kind().map(PieceKind::index));
         let shared = Shared {
             tt: &self.tt,
             evaluator,
@@ -470,12 +471,14 @@ fn iterative_deepening(
                 outcome.reason = StopReason::Time;
                 return outcome;
             }
-            if !plan.infinite && shared.time.stop_after_iteration(time_factor(
-                td,
-                &mut instability,
-                &mut last_best,
-                &mut previous_score,
-            )) {
+            if !plan.infinite
+                && shared.time.stop_after_iteration(time_factor(
+                    td,
+                    &mut instability,
+                    &mut last_best,
+                    &mut previous_score,
+                ))
+            {
                 outcome.reason = StopReason::Time;
                 return outcome;
             }

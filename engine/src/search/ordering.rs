@@ -145,10 +145,10 @@ pub(crate) fn score_moves(
             HASH_MOVE
         } else if let Some(victim) = captured_kind(pos, m) {
             let s = capture_score(td, m, victim);
-            if !see_ge(pos, m, 0, &td.shared.see) {
-                BAD_CAPTURE + s
-            } else {
+            if see_ge(pos, m, 0, &td.shared.see) {
                 GOOD_CAPTURE + s
+            } else {
+                BAD_CAPTURE + s
             }
         } else if let Some(k) = m.promotion_kind() {
             PROMOTION + ev.value(k.index())

@@ -8,10 +8,10 @@
 use crate::search::ordering::{
     AllMoves, QuietFilter, TacticalMoves, captured_kind, pick, score_moves, score_tactical,
 };
-use crate::search::see::see_ge;
 use crate::search::score::{
     INF, MATE_BOUND, is_decided, score_from_tt, score_to_tt, terminal_score,
 };
+use crate::search::see::see_ge;
 use crate::search::threads::{MAX_PLY, ThreadData};
 use crate::search::tt::Bound;
 

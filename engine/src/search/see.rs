@@ -75,7 +75,11 @@ fn first_exchange(pos: &Position, m: Move, values: &SeeValues) -> Option<Exchang
     let pawn = pos.variant.pawn.map(crate::PieceKind::index);
     match m.kind() {
         MoveKind::Castle { .. } => None,
-        MoveKind::Drop { kind, to, relocation } => {
+        MoveKind::Drop {
+            kind,
+            to,
+            relocation,
+        } => {
             let mut occ = occupied.with(to);
             if let Some(r) = relocation {
                 occ = occ.with(r);
@@ -153,7 +157,7 @@ pub(crate) fn see(pos: &Position, m: Move, values: &SeeValues) -> i32 {
         }
         gain[d] = on_square - gain[d - 1];
         on_square = values.value(kind);
-        occupied = occupied & !from_bb;
+        occupied &= !from_bb;
     }
     // Each side may stop instead of capturing: fold the list back to the first move.
     while d > 0 {
@@ -187,13 +191,25 @@ mod tests {
     /// The exchange value by brute force over the rules the SEE is defined by: each side may
     /// capture on `to` with one of its cheapest attackers (any of them, whichever square) or
     /// stop; kings capture only onto undefended squares; Decima's suicide rule applies.
-    fn brute(pos: &Position, to: crate::geometry::Square, occupied: Bitboard, on: usize, stm: Color, values: &SeeValues) -> i32 {
+    fn brute(
+        pos: &Position,
+        to: crate::geometry::Square,
+        occupied: Bitboard,
+        on: usize,
+        stm: Color,
+        values: &SeeValues,
+    ) -> i32 {
         let rules = pos.variant.rules();
         let ranks = pos.variant.ranks();
         let mut best = 0; // stopping is always allowed
         let attackers = pos.attackers_to(to, occupied, stm);
-        let kind_of = |sq: crate::geometry::Square| pos.board[sq.index()].map_or(0, |p| p.kind().index());
-        let Some(cheapest) = attackers.into_iter().map(|sq| values.value(kind_of(sq))).min() else {
+        let kind_of =
+            |sq: crate::geometry::Square| pos.board[sq.index()].map_or(0, |p| p.kind().index());
+        let Some(cheapest) = attackers
+            .into_iter()
+            .map(|sq| values.value(kind_of(sq)))
+            .min()
+        else {
             return 0;
         };
         for sq in attackers {
@@ -222,7 +238,10 @@ mod tests {
         let to = m.to();
         if m.from().is_some()
             && pos.board[to.index()].is_some()
-            && pos.variant.rules().capture_removes_capturer(pos.side, to, pos.variant.ranks())
+            && pos
+                .variant
+                .rules()
+                .capture_removes_capturer(pos.side, to, pos.variant.ranks())
         {
             return ex.gain - values.value(ex.piece);
         }
@@ -253,13 +272,7 @@ mod tests {
                         continue;
                     }
                     let exact = brute_move(&pos, m, &values);
-                    assert_eq!(
-                        see(&pos, m, &values),
-                        exact,
-                        "{} {}",
-                        pos.fen(),
-                        pos.uci(m)
-                    );
+                    assert_eq!(see(&pos, m, &values), exact, "{} {}", pos.fen(), pos.uci(m));
                     checked += 1;
                     if exact != 0 {
                         nonzero += 1;
@@ -276,11 +289,7 @@ mod tests {
         // guarded by a black rook on a10. Rxa8 Rxa8: now the cannon has no screen (a2..a7
         // empty), so it cannot recapture; the exchange loses the rook for a knight.
         let v = Registry::builtin().get("soho").unwrap();
-        let pos = Position::from_fen(
-            v,
-            "r4k4/10/n9/10/10/R9/10/10/5K4/C9 w - - 0 1",
-        )
-        .unwrap();
+        let pos = Position::from_fen(v, "r4k4/10/n9/10/10/R9/10/10/5K4/C9 w - - 0 1").unwrap();
         let values = values_of(&pos);
         let m = pos.parse_uci("a5a8").unwrap();
         let knight = values.value(pos.variant().kind_by_letter('N').unwrap().index());

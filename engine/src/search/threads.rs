@@ -14,8 +14,8 @@ use crate::piece::Piece;
 use crate::position::{Position, ep_victim};
 use crate::search::history::{Context, Histories, ScoredMove};
 use crate::search::lmr::LmrTable;
-use crate::search::see::SeeValues;
 use crate::search::options::Features;
+use crate::search::see::SeeValues;
 use crate::search::time::TimeManager;
 use crate::search::tt::TranspositionTable;
 
