@@ -30,7 +30,7 @@
 //! | `movegen`, `make`, `status` | legal moves, make/unmake, the game status and check tests |
 //! | `notation/` | FEN, move text, SAN and move descriptions |
 //! | `perft`, `replay`, `registry`, `samples` | move-path counts, replaying move lists, the built-in variants, sample positions |
-//! | `eval/` | static evaluation, with Decima's and Orphic's own terms |
+//! | `eval/` | static evaluation (terms, weights as data, the Texel tuner), with Decima's and Orphic's own terms |
 //! | `search/` | the `Searcher` and everything it owns (alpha-beta, quiescence, ordering, threads, TT) |
 #![warn(missing_docs, unreachable_pub)]
 // One audited exception: the huge-page advice for the transposition table (`search/tt.rs`).
@@ -60,7 +60,9 @@ mod variant;
 mod zobrist;
 
 pub use bitboard::Bitboard;
-pub use eval::EvalTerms;
+pub use eval::{
+    EvalParams, EvalTerms, ParamsError, TuneConfig, TuneError, TuneProgress, TuningSet,
+};
 pub use geometry::{BoardSize, ParseSquareError, Square};
 pub use movegen::MoveList;
 pub use movement::BetzaError;

@@ -18,27 +18,18 @@
 //! precomputed origin masks, and only the few units left are looked at one by one.
 
 use crate::bitboard::Bitboard;
+use crate::eval::params::Layout;
+use crate::eval::sum::Sum;
+use crate::eval::trace::Trace;
 use crate::geometry::STRIDE;
 use crate::piece::{ByColor, Color, MAX_KINDS};
 use crate::position::Position;
 use crate::rules::decima::WINNING_SCORE;
 use crate::variant::{Role, Variant};
 
-/// Value of the points a side has on its tenth rank, by points (index 10: ten or more, a
-/// "check"). Steeper near ten: at nine points any further unit wins or forces a capture, while
-/// the first points change little.
-const SCORE_VALUE: [i32; 11] = [0, 15, 35, 60, 90, 125, 165, 210, 260, 320, 520];
-
-/// Share of the threat's value (in quarters) for the side to move, which can carry it out now,
-/// and for the side that waits, which the opponent can still parry.
-const THREAT_SHARE_TO_MOVE: i32 = 2;
-/// See [`THREAT_SHARE_TO_MOVE`].
-const THREAT_SHARE_WAITING: i32 = 1;
-
-/// First-rank defenders a side wants; fewer are penalised.
+/// First-rank defenders a side wants; fewer are penalised (`decima.defender` per missing one
+/// and per point the opponent has or can reach).
 const DEFENDERS_WANTED: i32 = 3;
-/// Penalty per missing defender and per point the opponent has or can reach.
-const DEFENDER_WEIGHT: i32 = 5;
 
 /// Decima's per-variant tables, built once per search.
 #[derive(Debug)]
@@ -203,31 +194,35 @@ impl DecimaEval {
         bb.count() as i32
     }
 
-    /// The race and defence terms per colour, in centipawns.
-    pub(super) fn terms(&self, pos: &Position) -> ByColor<i32> {
+    /// The race and defence terms of both sides, added to `sum`: the points on the tenth
+    /// rank (`decima.score`), the points one move can add (`decima.to_move` for the side to
+    /// move, `decima.waiting` for the other: the entry of the reachable total minus that of
+    /// the current score) and the first-rank defence (`decima.defender`).
+    pub(super) fn terms<T: Trace>(&self, l: &Layout, pos: &Position, sum: &mut Sum<'_, T>) {
         let side = pos.side;
-        let mut score = ByColor([0; 2]);
-        let mut potential = ByColor([0; 2]);
+        let mut score = ByColor([0usize; 2]);
+        let mut potential = ByColor([0usize; 2]);
         for c in Color::ALL {
             let s = pos.score(c).min(WINNING_SCORE);
             let pot = (s + self.reach(pos, c)).min(WINNING_SCORE);
-            score[c] = s;
-            potential[c] = pot;
+            score[c] = s as usize;
+            potential[c] = pot as usize;
         }
-        let mut out = ByColor([0; 2]);
         for c in Color::ALL {
-            let (s, pot) = (score[c] as usize, potential[c] as usize);
-            let share = if c == side {
-                THREAT_SHARE_TO_MOVE
+            let (s, pot) = (score[c], potential[c]);
+            sum.add(c, l.decima_score + s, 1);
+            let table = if c == side {
+                l.decima_to_move
             } else {
-                THREAT_SHARE_WAITING
+                l.decima_waiting
             };
-            let threat = (SCORE_VALUE[pot] - SCORE_VALUE[s]) * share / 4;
+            if pot > s {
+                sum.add(c, table + pot, 1);
+                sum.add(c, table + s, -1);
+            }
             let missing = (DEFENDERS_WANTED - self.defenders(pos, c)).max(0);
-            let danger = potential[!c] as i32 * missing * DEFENDER_WEIGHT;
-            out[c] = SCORE_VALUE[s] + threat - danger;
+            sum.add(c, l.decima_defender, potential[!c] as i32 * missing);
         }
-        out
     }
 }
 
@@ -236,12 +231,27 @@ mod tests {
     use super::*;
     use crate::Registry;
     use crate::eval::board::board_fen;
-    use crate::eval::{EvalTerms, Evaluator};
+    use crate::eval::{EvalParams, EvalTerms, Evaluator};
 
     fn decima(pieces: &[(&str, char)], side: &str) -> Position {
         let v = Registry::builtin().get("decima").unwrap();
         let fen = format!("{} {side} - - 0 1", board_fen(10, 10, pieces));
         Position::from_fen(v, &fen).unwrap()
+    }
+
+    /// The evaluation with the untuned defaults (the numbers these tests check).
+    fn defaults() -> Evaluator {
+        let v = Registry::builtin().get("decima").unwrap();
+        Evaluator::with_params(&v, EvalTerms::default(), &EvalParams::defaults(&v))
+    }
+
+    fn white_terms(pos: &Position) -> i32 {
+        defaults().family_only(pos)[Color::White]
+    }
+
+    fn score_value(points: usize) -> i32 {
+        let e = defaults();
+        e.weights[e.layout.decima_score + points][0]
     }
 
     fn tables() -> DecimaEval {
@@ -279,10 +289,10 @@ mod tests {
     #[test]
     fn points_on_the_tenth_rank_are_valued_steeply() {
         // Each further point is worth more than the one before.
-        for s in 1..SCORE_VALUE.len() - 1 {
-            assert!(SCORE_VALUE[s + 1] - SCORE_VALUE[s] > SCORE_VALUE[s] - SCORE_VALUE[s - 1]);
+        let sv = score_value;
+        for s in 1..10 {
+            assert!(sv(s + 1) - sv(s) > sv(s) - sv(s - 1));
         }
-        let d = tables();
         // The knight (9 points) on the tenth rank beats the same knight on a5, where it cannot
         // reach the rank next move; the queen on j1, hemmed in by its pawns, stays out of reach.
         let on = decima(
@@ -305,17 +315,18 @@ mod tests {
             ],
             "w",
         );
-        let gain = d.terms(&on)[Color::White] - d.terms(&off)[Color::White];
-        assert_eq!(gain, SCORE_VALUE[9]);
+        let gain = white_terms(&on) - white_terms(&off);
+        assert_eq!(gain, score_value(9));
         // The whole evaluation agrees, by more than the material and square terms alone.
         let v = Registry::builtin().get("decima").unwrap();
-        let with = Evaluator::new(&v, EvalTerms::default());
-        let without = Evaluator::new(
+        let with = defaults();
+        let without = Evaluator::with_params(
             &v,
             EvalTerms {
                 decima: false,
                 ..EvalTerms::default()
             },
+            &EvalParams::defaults(&v),
         );
         assert!(
             with.evaluate(&on) - with.evaluate(&off)
@@ -325,28 +336,28 @@ mod tests {
 
     #[test]
     fn a_unit_that_can_complete_ten_points_is_a_threat() {
-        let d = tables();
         // 9 points on the rank (knight on a10); the queen (1) can run up the e-file for "check".
         let open = |side| decima(&[("a10", 'N'), ("e2", 'Q'), ("h5", 'k')], side);
         let shut = |side| decima(&[("a10", 'N'), ("e2", 'Q'), ("e3", 'P'), ("h5", 'k')], side);
         for side in ["w", "b"] {
-            assert!(d.terms(&open(side))[Color::White] > d.terms(&shut(side))[Color::White]);
+            assert!(white_terms(&open(side)) > white_terms(&shut(side)));
         }
         // The side to move can carry the threat out now, so it counts for more.
-        let to_move = d.terms(&open("w"))[Color::White] - d.terms(&shut("w"))[Color::White];
-        let waiting = d.terms(&open("b"))[Color::White] - d.terms(&shut("b"))[Color::White];
+        let to_move = white_terms(&open("w")) - white_terms(&shut("w"));
+        let waiting = white_terms(&open("b")) - white_terms(&shut("b"));
         assert!(to_move > waiting);
     }
 
     #[test]
     fn first_rank_defenders_matter_when_the_enemy_is_close() {
-        let d = tables();
         // Black has 9 points on its tenth rank (our first): a knight on b1. Our knight on c2
         // can still capture on the first rank; on c5 it cannot (and reaches nothing either).
         let home = decima(&[("b1", 'n'), ("c2", 'N'), ("h5", 'k')], "w");
         let away = decima(&[("b1", 'n'), ("c5", 'N'), ("h5", 'k')], "w");
-        let white = |pos: &Position| d.terms(pos)[Color::White];
-        assert_eq!(white(&home) - white(&away), 9 * DEFENDER_WEIGHT);
+        let white = |pos: &Position| white_terms(pos);
+        let e = defaults();
+        let per_point = -e.weights[e.layout.decima_defender][0];
+        assert_eq!(white(&home) - white(&away), 9 * per_point);
         // With the enemy nowhere near our first rank, the defender is worth nothing here.
         let home = decima(&[("b5", 'n'), ("c2", 'N'), ("h5", 'k')], "w");
         let away = decima(&[("b5", 'n'), ("c5", 'N'), ("h5", 'k')], "w");

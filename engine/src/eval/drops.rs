@@ -17,20 +17,18 @@
 //!   term also values pawn relocation around the king.
 
 use crate::bitboard::Bitboard;
+use crate::eval::params::Layout;
+use crate::eval::sum::Sum;
+use crate::eval::trace::Trace;
 use crate::geometry::SQUARE_COUNT;
-use crate::piece::{ByColor, Color, MAX_KINDS};
+use crate::piece::{ByColor, Color};
 use crate::position::Position;
 use crate::variant::Variant;
 
-/// A pocket piece is worth this fraction (1/n) of its value more than on the board.
-const HAND_SHARE_DIVISOR: i32 = 16;
-/// Penalty per board piece (pawns excluded) while the side's king is still in the pocket.
-const FROZEN_PIECE: i32 = 10;
 /// Enemy pocket material counted for drop danger at most (about a queen, a rook and a minor).
 const DANGER_HAND_CAP: i32 = 2000;
-/// Drop danger: centipawns per empty square next to the king per this much enemy pocket
-/// material.
-const DANGER_DIVISOR: i32 = 150;
+/// Drop danger counts the enemy's pocket material in units of this many centipawns.
+const DANGER_UNIT: i32 = 150;
 
 /// Orphic's per-variant tables, built once per search.
 #[derive(Debug)]
@@ -64,44 +62,43 @@ impl DropEval {
         }
     }
 
-    /// The drop-phase terms per colour, in centipawns. `value` is the material value per kind
-    /// and `kinds` the number of kinds.
-    pub(super) fn terms(
-        &self,
-        pos: &Position,
-        value: &[i32; MAX_KINDS],
-        kinds: usize,
-    ) -> ByColor<i32> {
+    /// The drop-phase terms of both sides, added to `sum` (the hand value is the pocket
+    /// term of the evaluation proper, `hand.*`): drop danger next to a king on the board
+    /// (`drops.danger` per empty square next to it and per [`DANGER_UNIT`] of the enemy's
+    /// pocket material, the spec's values), and the board pieces frozen while the king is
+    /// in hand (`drops.frozen`).
+    pub(super) fn terms<T: Trace>(&self, l: &Layout, pos: &Position, sum: &mut Sum<'_, T>) {
+        let v = &*pos.variant;
         let mut hand = ByColor([0; 2]);
         for c in Color::ALL {
-            for (k, &v) in value.iter().enumerate().take(kinds) {
+            for k in 0..v.kind_count() {
                 if Some(k) != self.royal {
-                    hand[c] += i32::from(pos.pocket[c][k]) * v;
+                    hand[c] += i32::from(pos.pocket[c][k]) * v.pieces()[k].value;
                 }
             }
         }
         let occupied = pos.occupied();
-        let mut out = ByColor([0; 2]);
         for c in Color::ALL {
-            let mut s = hand[c] / HAND_SHARE_DIVISOR;
             match pos.royal_square(c) {
                 Some(king) => {
                     let open = (self.ring[king.index()] & !occupied).count() as i32;
-                    s -= open * hand[!c].min(DANGER_HAND_CAP) / DANGER_DIVISOR;
+                    sum.add(
+                        c,
+                        l.drops_danger,
+                        open * (hand[!c].min(DANGER_HAND_CAP) / DANGER_UNIT),
+                    );
                 }
                 None if self.royal.is_some_and(|k| pos.pocket[c][k] > 0) => {
                     let mut pieces = pos.by_color[c];
                     if let Some(p) = self.pawn {
                         pieces &= !pos.by_kind[p];
                     }
-                    s -= FROZEN_PIECE * pieces.count() as i32;
+                    sum.add(c, l.drops_frozen, pieces.count() as i32);
                 }
                 // The king was captured or never existed: nothing to weigh.
                 None => {}
             }
-            out[c] = s;
         }
-        out
     }
 }
 
@@ -110,6 +107,7 @@ mod tests {
     use super::*;
     use crate::Registry;
     use crate::eval::board::board_fen;
+    use crate::eval::{EvalParams, EvalTerms, Evaluator};
 
     fn orphic(pieces: &[(&str, char)], pocket: &str, side: &str) -> Position {
         let v = Registry::builtin().get("orphic").unwrap();
@@ -131,33 +129,32 @@ mod tests {
         Position::from_fen(v, &fen).unwrap()
     }
 
-    fn white_terms(pos: &Position) -> i32 {
+    /// The evaluation with the untuned defaults (the numbers these tests check).
+    fn defaults() -> Evaluator {
         let v = Registry::builtin().get("orphic").unwrap();
-        let d = DropEval::new(&v);
-        let mut value = [0; MAX_KINDS];
-        for (k, def) in v.pieces().iter().enumerate() {
-            value[k] = def.value;
-        }
-        d.terms(pos, &value, v.kind_count())[Color::White]
+        Evaluator::with_params(&v, EvalTerms::default(), &EvalParams::defaults(&v))
+    }
+
+    fn white_terms(pos: &Position) -> i32 {
+        defaults().family_only(pos)[Color::White]
     }
 
     #[test]
     fn pocket_pieces_are_worth_a_share_of_their_value() {
-        // Both kings down and Black's pocket empty, so only the hand share differs.
-        let board = [
-            ("e1", 'K'),
-            ("d1", 'N'),
-            ("d2", 'P'),
-            ("e2", 'P'),
-            ("f2", 'P'),
-            ("f1", 'N'),
-            ("e8", 'k'),
-        ];
-        let queen = white_terms(&orphic(&board, "Q", "w"));
-        let knight = white_terms(&orphic(&board, "N", "w"));
-        let none = white_terms(&orphic(&board, "", "w"));
-        assert_eq!(queen - none, 950 / HAND_SHARE_DIVISOR);
-        assert!(queen > knight && knight > none);
+        // A flat bonus and a sixteenth of the piece's value, on top of the value itself.
+        let e = defaults();
+        let v = Registry::builtin().get("orphic").unwrap();
+        let hand = |letter| {
+            let k = v.kind_by_letter(letter).unwrap().index();
+            e.weights[e.layout.hand[k]][0]
+        };
+        assert_eq!(hand('Q'), 10 + 950 / 16);
+        assert!(hand('Q') > hand('R') && hand('R') > hand('N'));
+        // The whole evaluation counts a queen in hand as more than its value.
+        let board = [("e1", 'K'), ("e8", 'k')];
+        let with = e.evaluate(&orphic(&board, "Q", "w"));
+        let without = e.evaluate(&orphic(&board, "", "w"));
+        assert!(with - without > 950, "{with} {without}");
     }
 
     #[test]
@@ -169,7 +166,9 @@ mod tests {
         let mut with_king = pieces.to_vec();
         with_king.push(("e1", 'K'));
         let dropped = white_terms(&orphic(&with_king, "", "w"));
-        assert_eq!(dropped - in_hand, 2 * FROZEN_PIECE);
+        let e = defaults();
+        let frozen = -e.weights[e.layout.drops_frozen][0];
+        assert_eq!(dropped - in_hand, 2 * frozen);
         // One more piece dropped before the king costs more.
         let more = [("a1", 'R'), ("c3", 'N'), ("f3", 'B'), ("e8", 'k')];
         assert!(white_terms(&orphic(&more, "K", "w")) < in_hand);

@@ -70,7 +70,7 @@ pub struct SearchOptions {
 /// Why an options string was rejected: the item that is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid engine config item {0:?} (expected e.g. null=off,lmr=off,tt=off,prune=off,asp=off,ext=off,mobility=off,pst=off,pawns=off,king=off,decima=off,drops=off,qhook=off,skill=5)"
+    "invalid engine config item {0:?} (expected e.g. null=off,lmr=off,tt=off,prune=off,asp=off,ext=off,mobility=off,pst=off,pawns=off,king=off,threats=off,decima=off,drops=off,qhook=off,skill=5)"
 )]
 pub struct SearchOptionsError(pub String);
 
@@ -102,6 +102,7 @@ impl FromStr for SearchOptions {
                 "pst" => f.eval.pst = on,
                 "pawns" => f.eval.pawns = on,
                 "king" => f.eval.king_safety = on,
+                "threats" => f.eval.threats = on,
                 "decima" => f.eval.decima = on,
                 "drops" => f.eval.drops = on,
                 "qhook" => f.quiet_hook = on,
@@ -127,6 +128,8 @@ mod tests {
     fn options_parse() {
         let c: SearchOptions = "null=off,lmr=off,skill=5,mobility=off".parse().unwrap();
         assert!(!c.features.null_move && !c.features.lmr && !c.features.eval.mobility);
+        let t: SearchOptions = "threats=off".parse().unwrap();
+        assert!(!t.features.eval.threats && t.features.eval.mobility);
         assert!(c.features.tt);
         assert_eq!(c.skill_level, Some(5));
         let c: SearchOptions = "decima=off,drops=off,qhook=off".parse().unwrap();
