@@ -1,19 +1,22 @@
 //! `variant-engine`: the command-line front ends to the engine library.
 //!
 //! With no arguments it speaks UCI on stdin/stdout ([`uci`]). Subcommands: `perft` (move-path
-//! counts), `bench` (the search signature, [`bench`](mod@bench)) and `match` (a refereed match
-//! between two UCI engines, this one included, [`matches`]). The library itself never prints;
+//! counts), `bench` (the search signature, [`bench`](mod@bench)), `match` (a refereed match
+//! between two UCI engines, this one included, [`matches`]), `tune-data` (labelled positions
+//! for the tuner, [`tunedata`]) and `tune` (fits a variant's evaluation weights to such
+//! positions and writes them as a parameter file). The library itself never prints;
 //! everything that talks to a terminal or a protocol lives in this package.
 
 mod bench;
 mod matches;
+mod tunedata;
 mod uci;
 
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use variant_engine::Registry;
+use clap::{Args, Parser, Subcommand};
+use variant_engine::{EvalParams, Registry, TuneConfig, TuneProgress, TuningSet};
 
 use crate::matches::args::MatchArgs;
 use crate::matches::run_match;
@@ -57,6 +60,70 @@ enum Command {
     /// Plays a match between two UCI engines (`cmd=self` is this program), refereed by our
     /// rules; see docs/MATCHES.md.
     Match(Box<MatchArgs>),
+    /// Writes quiet self-play positions labelled with the game result, for `tune`
+    /// (resumable: run it again with the same arguments to continue).
+    TuneData(TuneDataArgs),
+    /// Fits a variant's evaluation weights to labelled positions (Texel's method) and writes
+    /// them as a parameter file.
+    Tune(TuneArgs),
+}
+
+/// Arguments of `tune`.
+#[derive(Debug, Args)]
+struct TuneArgs {
+    /// Variant name.
+    #[arg(long)]
+    variant: String,
+    /// Labelled positions (`FEN;result` lines, as `tune-data` writes them).
+    #[arg(long)]
+    data: std::path::PathBuf,
+    /// Starting weights (a parameter file); the variant's shipped ones when absent.
+    #[arg(long)]
+    start: Option<std::path::PathBuf>,
+    /// Start from the untuned geometric defaults instead of the shipped weights.
+    #[arg(long, conflicts_with = "start")]
+    defaults: bool,
+    /// Adam steps over the whole training set.
+    #[arg(long, default_value_t = 400)]
+    iterations: usize,
+    /// Adam step size, in centipawns.
+    #[arg(long, default_value_t = 1.0)]
+    learning_rate: f64,
+    /// The sigmoid's scale; fitted to the data with the starting weights when absent.
+    #[arg(long)]
+    k: Option<f64>,
+    /// Every n-th game is held out for validation (0 = none).
+    #[arg(long, default_value_t = 10)]
+    validation_every: u64,
+    /// Tune only parameters whose names start with this (repeatable; default: all).
+    #[arg(long)]
+    only: Vec<String>,
+    /// Where the tuned parameter file goes.
+    #[arg(long)]
+    out: std::path::PathBuf,
+}
+
+/// Arguments of `tune-data`.
+#[derive(Debug, Args)]
+struct TuneDataArgs {
+    /// Variant name.
+    #[arg(long)]
+    variant: String,
+    /// Games the output file should hold.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Nodes per move.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: u64,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Random plies of each opening.
+    #[arg(long, default_value_t = 8)]
+    plies: usize,
+    /// Output file (`FEN;result` lines; see `tunedata.rs`).
+    #[arg(long)]
+    out: std::path::PathBuf,
 }
 
 fn main() -> ExitCode {
@@ -69,6 +136,8 @@ fn main() -> ExitCode {
         }) => perft_main(&variant, depth, fen.as_deref()),
         Some(Command::Bench { depth }) => bench_main(depth),
         Some(Command::Match(args)) => match_main(&args),
+        Some(Command::TuneData(args)) => tune_data_main(&args),
+        Some(Command::Tune(args)) => tune_main(&args),
     }
 }
 
@@ -101,6 +170,103 @@ fn bench_main(depth: u32) -> ExitCode {
     let mut out = io::stdout().lock();
     match bench::run(&Registry::builtin(), depth, &mut out) {
         Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn tune_main(args: &TuneArgs) -> ExitCode {
+    let prepared = (|| -> Result<_, String> {
+        let variant = Registry::builtin()
+            .get(&args.variant)
+            .map_err(|e| e.to_string())?;
+        let start = match (&args.start, args.defaults) {
+            (Some(path), _) => EvalParams::load(&variant, path).map_err(|e| e.to_string())?,
+            (None, true) => EvalParams::defaults(&variant),
+            (None, false) => EvalParams::builtin(&variant).map_err(|e| e.to_string())?,
+        };
+        let text = std::fs::read_to_string(&args.data)
+            .map_err(|e| format!("{}: {e}", args.data.display()))?;
+        let set = TuningSet::parse(&variant, &text)
+            .map_err(|e| format!("{}: {e}", args.data.display()))?;
+        Ok((start, set))
+    })();
+    let (start, set) = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    eprintln!("{} positions from {}", set.len(), args.data.display());
+    let cfg = TuneConfig {
+        iterations: args.iterations,
+        learning_rate: args.learning_rate,
+        k: args.k,
+        validation_every: args.validation_every,
+        only: args.only.clone(),
+    };
+    let mut first = None;
+    let tuned = set.tune(&start, &cfg, &mut |p: &TuneProgress| {
+        first.get_or_insert_with(|| p.clone());
+        eprintln!(
+            "iteration {:4}  training {:.6}  validation {:.6}  K {:.6}",
+            p.iteration, p.training_loss, p.validation_loss, p.k
+        );
+    });
+    let (tuned, last) = match tuned {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let before = first.unwrap_or_else(|| last.clone());
+    // The header records how the file was made, so a run can be repeated.
+    let header = format!(
+        "tuned by `variant-engine tune` on {} ({} positions), {} iterations, step {}, K {:.6}\n\
+         loss: training {:.6} -> {:.6}, validation {:.6} -> {:.6}",
+        args.data
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        set.len(),
+        args.iterations,
+        args.learning_rate,
+        last.k,
+        before.training_loss,
+        last.training_loss,
+        before.validation_loss,
+        last.validation_loss,
+    );
+    if let Err(e) = std::fs::write(&args.out, tuned.to_text_with_header(&header)) {
+        eprintln!("error: {}: {e}", args.out.display());
+        return ExitCode::FAILURE;
+    }
+    eprintln!("wrote {}", args.out.display());
+    ExitCode::SUCCESS
+}
+
+fn tune_data_main(args: &TuneDataArgs) -> ExitCode {
+    let variant = match Registry::builtin().get(&args.variant) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    let cfg = tunedata::TuneDataConfig {
+        games: args.games,
+        nodes: args.nodes,
+        seed: args.seed,
+        opening_plies: args.plies,
+    };
+    match tunedata::run(&variant, &cfg, &args.out, &mut io::stderr()) {
+        Ok(n) => {
+            eprintln!("wrote {n} positions to {}", args.out.display());
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
@@ -218,6 +384,41 @@ mod tests {
         assert!(
             parse(&["match", "--a", "cmd=x"]).is_err(),
             "--b is required"
+        );
+        let Some(Command::Tune(t)) = parse(&[
+            "tune",
+            "--variant",
+            "soho",
+            "--data",
+            "d.epd",
+            "--out",
+            "o.txt",
+            "--only",
+            "value.",
+            "--only",
+            "safety.",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!("not tune");
+        };
+        assert_eq!((t.iterations, t.validation_every, t.k), (400, 10, None));
+        assert_eq!(t.only, ["value.", "safety."]);
+        assert!(
+            parse(&[
+                "tune",
+                "--variant",
+                "soho",
+                "--data",
+                "d",
+                "--out",
+                "o",
+                "--defaults",
+                "--start",
+                "s"
+            ])
+            .is_err()
         );
         assert!(parse(&["frobnicate"]).is_err());
     }
