@@ -217,8 +217,9 @@ fn sprt_accepts_h1_early_against_a_much_weaker_engine() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no games line:\n{out}"));
     // Won pairs add at most ln 2 each to the LLR: five pairs at least, and far fewer than
-    // the hundred games asked for (a running game may finish after the decision).
-    assert!((10..=20).contains(&games), "{games} games:\n{out}");
+    // the hundred games asked for (the games still running when it decides, one per worker,
+    // finish after the decision).
+    assert!((10..=24).contains(&games), "{games} games:\n{out}");
 }
 
 #[test]

@@ -576,8 +576,10 @@ impl Context<'_> {
                 s.summary.llr = Some(llr);
                 let (lo, hi) = sprt.bounds();
                 let _ = write!(line, " | LLR {llr:.2} ({lo:.2}, {hi:.2})");
-                // Decide on whole pairs only: a lone game of a pair carries its opening's bias.
-                if s.summary.tally.games() == 2 * s.summary.tally.pair_count()
+                // The LLR counts completed pairs only (a lone game of a pair carries its
+                // opening's bias), so a decision needs no wait for the games still running:
+                // with concurrency, finished games are seldom all in complete pairs.
+                if s.summary.tally.pair_count() > 0
                     && let Some(d) = sprt.decision(llr)
                 {
                     s.summary.decision.get_or_insert(d);
