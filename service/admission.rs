@@ -57,9 +57,22 @@ pub fn search_budget(deadline: Instant, now: Instant) -> ServiceResult<Duration>
 /// [`search_budget`] that says zero instead of failing.
 fn budget_left(deadline: Instant, now: Instant) -> Duration {
     let left = deadline.saturating_duration_since(now);
-    let margin = DEADLINE_MARGIN + (left / DEADLINE_MARGIN_DIVISOR).min(DEADLINE_MARGIN_MAX_EXTRA);
-    left.saturating_sub(margin)
+    // A very short deadline keeps back half its time instead: a depth-1 search and its answer
+    // take well under a millisecond, and a legal move in time beats DEADLINE_EXCEEDED.
+    let margin = (DEADLINE_MARGIN
+        + (left / DEADLINE_MARGIN_DIVISOR).min(DEADLINE_MARGIN_MAX_EXTRA))
+    .min(left / 2);
+    let budget = left.saturating_sub(margin);
+    // Below this nothing useful fits, not even the answer: the call is refused.
+    if budget < MIN_SEARCH {
+        Duration::ZERO
+    } else {
+        budget
+    }
 }
+
+/// The least search budget a call is started with (a depth-1 search fits in it).
+const MIN_SEARCH: Duration = Duration::from_micros(500);
 
 /// The time before a deadline that leaves a budget of `budget` (the inverse of
 /// [`search_budget`]).
@@ -263,13 +276,21 @@ mod tests {
         let budget = |ms| search_budget(now + MS * ms, now).ok();
         assert_eq!(budget(200), Some(MS * 130));
         assert_eq!(budget(10_000), Some(MS * 9_750));
-        assert!(budget(40).is_none(), "no time left to search");
+        // A short deadline keeps half its time back, so a few milliseconds still search.
+        assert_eq!(budget(40), Some(MS * 20));
+        assert_eq!(budget(4), Some(MS * 2));
+        assert!(
+            search_budget(now + MS / 2, now).is_err(),
+            "no time left to search"
+        );
+        assert!(search_budget(now, now).is_err());
     }
 
     #[test]
     fn time_needed_inverts_the_budget() {
         let now = Instant::now();
-        for ms in [1, 50, 100, 500, 1_700, 5_000] {
+        // Above the short deadlines that keep half their time (it is used for 100 ms).
+        for ms in [100, 500, 1_700, 5_000] {
             let wanted = MS * ms;
             let got = budget_left(now + time_needed(wanted), now);
             assert!(got >= wanted && got <= wanted + MS, "{ms} ms: {got:?}");

@@ -97,7 +97,10 @@ impl GameEngine for GameEngineService {
         let deadline = deadline(&request);
         let pb::BestMoveRequest { position, limits } = request.into_inner();
         let pos = self.game(position)?.position;
-        let (limits, options) = convert::limits(&self.caps, limits)?;
+        let (limits, options) = convert::limits(&self.caps, &pos, limits)?;
+        if let Some(finished) = convert::finished_best_move(&pos) {
+            return Ok(Response::new(finished));
+        }
         let result = self
             .pool
             .best_move(pos.clone(), limits, options, deadline)
@@ -120,7 +123,13 @@ impl GameEngine for GameEngineService {
         let deadline = deadline(&request);
         let pb::AnalyzeRequest { position, limits } = request.into_inner();
         let pos = self.game(position)?.position;
-        let (limits, options) = convert::limits(&self.caps, limits)?;
+        let (limits, options) = convert::limits(&self.caps, &pos, limits)?;
+        if let Some(finished) = convert::finished_best_move(&pos) {
+            let done = pb::AnalyzeResponse {
+                update: Some(pb::analyze_response::Update::Result(finished)),
+            };
+            return Ok(Response::new(Box::pin(tokio_stream::once(Ok(done)))));
+        }
         let analysis = self
             .pool
             .analyze(pos.clone(), limits, options, deadline)
@@ -177,6 +186,35 @@ impl GameEngine for GameEngineService {
             ServiceError::PerftUnfinished { depth }
         })?;
         Ok(Response::new(response))
+    }
+
+    async fn replay_game(
+        &self,
+        request: Request<pb::ReplayGameRequest>,
+    ) -> Result<Response<pb::ReplayGameResponse>, Status> {
+        let request = request.into_inner();
+        if let Some(p) = &request.position {
+            tracing::Span::current()
+                .record("variant", p.variant.as_str())
+                .record("moves", p.moves.len());
+        }
+        Ok(Response::new(convert::replay_game(
+            &self.registry,
+            &self.caps,
+            request,
+        )?))
+    }
+
+    async fn validate_fen(
+        &self,
+        request: Request<pb::ValidateFenRequest>,
+    ) -> Result<Response<pb::ValidateFenResponse>, Status> {
+        let request = request.into_inner();
+        tracing::Span::current().record("variant", request.variant.as_str());
+        Ok(Response::new(convert::validate_fen(
+            &self.registry,
+            request,
+        )?))
     }
 
     // The RPC span comes from the middleware for every RPC alike, so that Echo is a fair floor

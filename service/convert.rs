@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Color, GameStatus, Limits, MoveDescription, MoveDescriptionRef, MoveError, PieceDef, Position,
-    Registry, ReplayError, Score, SearchInfo, SearchOptions, SearchResult, StopReason, Termination,
-    Variant,
+    Clock, Color, FenError, GameStatus, LEVELS, Level, Limits, MAX_LEVEL, MoveDescription,
+    MoveDescriptionRef, PieceDef, Position, Refusal, Registry, ReplayError, Score, SearchInfo,
+    SearchOptions, SearchResult, SplitMix64, StopReason, Termination, Variant, Wdl, WinRateModel,
+    ladder, write_pgn,
 };
 
 use crate::{
@@ -87,24 +88,15 @@ impl Game {
             variant,
             fen,
             moves,
+            draw_claims,
         } = position.ok_or(ServiceError::Missing("position"))?;
-        if moves.len() > caps.max_moves {
-            return Err(ServiceError::TooManyMoves {
-                count: moves.len(),
-                max: caps.max_moves,
-            });
-        }
-        let mut pos = if fen.is_empty() {
-            registry.start_position(&variant)?
-        } else {
-            Position::from_fen(registry.get(&variant)?, &fen)?
-        };
+        let mut pos = start_position(registry, caps, &variant, &fen, draw_claims, moves.len())?;
         let played = pos.replay(moves).map_err(
             |ReplayError {
                  index,
                  text,
                  source,
-             }| refused_move(&pos, MoveField::List(index), text, source),
+             }| refused_move(MoveField::List(index), text, source),
         )?;
         Ok(Game {
             position: pos,
@@ -124,9 +116,10 @@ impl Game {
                 max: caps.max_moves,
             });
         }
-        let m = self.position.parse_move(text).map_err(|source| {
-            refused_move(&self.position, MoveField::Apply, text.into(), source)
-        })?;
+        let m = self
+            .position
+            .parse_next_move(text)
+            .map_err(|refusal| refused_move(MoveField::Apply, text.into(), refusal))?;
         let description = self.position.describe(m);
         self.moves.push(description.uci.clone());
         self.position.play(m);
@@ -139,26 +132,165 @@ impl Game {
             variant: self.position.variant().name().to_owned(),
             fen: self.start_fen.clone(),
             moves: self.moves.clone(),
+            draw_claims: self.position.draw_claims(),
         }
     }
 }
 
-/// The error for a move the engine refused in `pos`: the game is over if the position has no
-/// legal moves left (mate, stalemate, a Decima result), else the engine's reason.
-fn refused_move(pos: &Position, field: MoveField, text: String, source: MoveError) -> ServiceError {
-    if matches!(source, MoveError::Illegal { .. })
-        && let GameStatus::Finished { reason, .. } = pos.status()
-        && pos.count_legal_moves() == 0
-    {
-        return ServiceError::GameOver {
+/// The start position of a request (the variant's start for an empty FEN), after checking
+/// the length of its moves list.
+fn start_position(
+    registry: &Registry,
+    caps: &Caps,
+    variant: &str,
+    fen: &str,
+    draw_claims: bool,
+    move_count: usize,
+) -> ServiceResult<Position> {
+    if move_count > caps.max_moves {
+        return Err(ServiceError::TooManyMoves {
+            count: move_count,
+            max: caps.max_moves,
+        });
+    }
+    let mut pos = if fen.is_empty() {
+        registry.start_position(variant)?
+    } else {
+        Position::from_fen(registry.get(variant)?, fen)?
+    };
+    pos.set_draw_claims(draw_claims);
+    Ok(pos)
+}
+
+/// Replays a whole game (`ReplayGame`): every move described in the position before it, the
+/// FEN after each move when asked, the final status and the game as PGN.
+///
+/// # Errors
+/// As [`Game::from_proto`]: the first move that cannot be played is named by its index.
+pub fn replay_game(
+    registry: &Registry,
+    caps: &Caps,
+    request: pb::ReplayGameRequest,
+) -> ServiceResult<pb::ReplayGameResponse> {
+    let pb::ReplayGameRequest { position, fens } = request;
+    let pb::Position {
+        variant,
+        fen,
+        moves,
+        draw_claims,
+    } = position.ok_or(ServiceError::Missing("position"))?;
+    let mut pos = start_position(registry, caps, &variant, &fen, draw_claims, moves.len())?;
+    let start_fen = pos.fen();
+    let mut described = Vec::with_capacity(moves.len());
+    let mut after = Vec::with_capacity(if fens { moves.len() } else { 0 });
+    for (index, text) in moves.into_iter().enumerate() {
+        let m = pos
+            .parse_next_move(&text)
+            .map_err(|refusal| refused_move(MoveField::List(index), text, refusal))?;
+        described.push(move_message(pos.describe(m)));
+        pos.play(m);
+        if fens {
+            after.push(pos.fen());
+        }
+    }
+    let game_status = pos.status();
+    let (result, ending) = match game_status {
+        GameStatus::Ongoing => ("*", "unterminated"),
+        GameStatus::Finished { winner, reason } => (
+            match winner {
+                Some(Color::White) => "1-0",
+                Some(Color::Black) => "0-1",
+                None => "1/2-1/2",
+            },
+            reason.describe(),
+        ),
+    };
+    let mut tags = vec![("Variant", pos.variant().name())];
+    if start_fen != pos.variant().start_fen() {
+        tags.extend([("SetUp", "1"), ("FEN", start_fen.as_str())]);
+    }
+    tags.extend([("Result", result), ("Termination", ending)]);
+    let pgn = write_pgn(
+        &tags,
+        &start_fen,
+        described.iter().map(|m| (m.san.as_str(), None::<&str>)),
+        None,
+        result,
+    );
+    Ok(pb::ReplayGameResponse {
+        moves: described,
+        fens: after,
+        fen: pos.fen(),
+        status: Some(status_message(&pos, game_status)),
+        pgn,
+    })
+}
+
+/// Checks a FEN (`ValidateFen`): valid with the normalised FEN, or every problem found.
+///
+/// # Errors
+/// [`ServiceError::UnknownVariant`]: a FEN cannot be judged without its variant.
+pub fn validate_fen(
+    registry: &Registry,
+    request: pb::ValidateFenRequest,
+) -> ServiceResult<pb::ValidateFenResponse> {
+    let pb::ValidateFenRequest { variant, fen } = request;
+    let variant = registry.get(&variant)?;
+    Ok(match Position::from_fen(variant, &fen) {
+        Ok(pos) => pb::ValidateFenResponse {
+            valid: true,
+            fen: pos.fen(),
+            problems: Vec::new(),
+        },
+        Err(e) => pb::ValidateFenResponse {
+            valid: false,
+            fen: String::new(),
+            problems: vec![fen_problem(&e)],
+        },
+    })
+}
+
+/// One FEN problem as the API's `FenProblem`, with the field (and square) it concerns.
+fn fen_problem(e: &FenError) -> pb::FenProblem {
+    let (field, square) = match e {
+        FenError::Empty | FenError::TooManyFields { .. } => ("fields", None),
+        FenError::RankCount { .. }
+        | FenError::RankWidth { .. }
+        | FenError::BadPiece { .. }
+        | FenError::KingCount { .. }
+        | FenError::NoUnits
+        | FenError::OpponentInCheck => ("board", None),
+        FenError::PawnOnLastRank(sq) | FenError::PawnBehindStart(sq) => ("board", Some(*sq)),
+        FenError::BadPocket(_) | FenError::BishopRightsMismatch { .. } => ("pocket", None),
+        FenError::BadSide(_) => ("side", None),
+        FenError::BadRights(_) | FenError::CastlingWithoutPieces { .. } => ("castling", None),
+        FenError::BadEnPassant(_) => ("en_passant", None),
+        // The engine names the clocks in words ("half-move clock").
+        FenError::BadClock { field, .. } if field.starts_with("half") => ("halfmove", None),
+        FenError::BadClock { .. } => ("fullmove", None),
+    };
+    pb::FenProblem {
+        field: field.to_owned(),
+        square: square.map(|sq| sq.to_string()).unwrap_or_default(),
+        message: e.to_string(),
+    }
+}
+
+/// The error for a move the engine refused: the game was over, or the engine's reason.
+fn refused_move(field: MoveField, text: String, refusal: Refusal) -> ServiceError {
+    match (refusal, field) {
+        (Refusal::GameOver(reason), field) => ServiceError::GameOver {
             field,
             text,
             reason,
-        };
-    }
-    match field {
-        MoveField::Apply => ServiceError::InvalidMove(source),
-        MoveField::List(index) => ServiceError::MoveList {
+        },
+        (Refusal::Move(source), MoveField::Apply) => ServiceError::InvalidMove(source),
+        (Refusal::Move(source), MoveField::List(index)) => ServiceError::MoveList {
+            index,
+            text,
+            source,
+        },
+        (Refusal::Move(source), MoveField::SearchMoves(index)) => ServiceError::SearchMove {
             index,
             text,
             source,
@@ -186,12 +318,22 @@ fn in_range<T: Copy + Into<u64>>(
     }
 }
 
+/// Longest accepted clock time, 30 days in milliseconds: far beyond any game, small enough that
+/// the time manager's arithmetic cannot overflow.
+const MAX_CLOCK_MS: u64 = 30 * 24 * 3600 * 1000;
+
 /// Validates search limits against the caps; 0 means "not set" (see the .proto). The skill
-/// level is not a limit: it comes back in the search options.
+/// level, the playing level and the seed are not limits: they come back in the search options
+/// (a level also caps the limits). `pos` is the position to search, for `search_moves`.
 ///
 /// # Errors
-/// [`ServiceError::OutOfRange`] naming the field, its value and the allowed range.
-pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<(Limits, SearchOptions)> {
+/// [`ServiceError::OutOfRange`] naming the field, its value and the allowed range, or
+/// [`ServiceError::SearchMove`] for a root move that is not legal.
+pub fn limits(
+    caps: &Caps,
+    pos: &Position,
+    limits: Option<pb::Limits>,
+) -> ServiceResult<(Limits, SearchOptions)> {
     let pb::Limits {
         depth,
         nodes,
@@ -199,6 +341,10 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<(Limits,
         threads,
         multipv,
         skill_level,
+        clock,
+        level,
+        seed,
+        search_moves,
     } = limits.unwrap_or_default();
     let depth = (depth != 0)
         .then(|| in_range("limits.depth", depth, 1, caps.max_depth))
@@ -206,12 +352,14 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<(Limits,
     let nodes = (nodes != 0)
         .then(|| in_range("limits.nodes", nodes, 1, caps.max_nodes))
         .transpose()?;
+    let clock = clock.map(game_clock).transpose()?;
     let movetime_ms = if movetime_ms != 0 {
         in_range("limits.movetime_ms", movetime_ms, 1, caps.max_movetime_ms)?
-    } else if depth.is_none() && nodes.is_none() {
+    } else if depth.is_none() && nodes.is_none() && clock.is_none() {
         caps.default_movetime_ms
     } else {
-        // Depth/node-limited searches still get a time cap so no request runs unbounded.
+        // Every search still gets a time cap so no request runs unbounded; a clock's own
+        // budget is normally far below it.
         caps.max_movetime_ms
     };
     let threads = if threads == 0 {
@@ -227,21 +375,83 @@ pub fn limits(caps: &Caps, limits: Option<pb::Limits>) -> ServiceResult<(Limits,
     let skill_level = skill_level
         .map(|s| in_range("limits.skill_level", s, 0, MAX_SKILL_LEVEL))
         .transpose()?;
-    let limits = Limits {
+    let level = level
+        .map(|l| in_range("limits.level", l, 1, u32::from(MAX_LEVEL)))
+        .transpose()?
+        .and_then(|l| u8::try_from(l).ok())
+        .and_then(Level::get);
+    if search_moves.len() > caps.max_moves {
+        return Err(ServiceError::OutOfRange {
+            field: "limits.search_moves",
+            value: search_moves.len() as u64,
+            min: 0,
+            max: caps.max_moves as u64,
+        });
+    }
+    let search_moves = search_moves
+        .iter()
+        .enumerate()
+        .map(|(index, text)| {
+            pos.parse_next_move(text).map_err(|refusal| match refusal {
+                Refusal::Move(source) => ServiceError::SearchMove {
+                    index,
+                    text: text.clone(),
+                    source,
+                },
+                Refusal::GameOver(reason) => ServiceError::GameOver {
+                    field: MoveField::SearchMoves(index),
+                    text: text.clone(),
+                    reason,
+                },
+            })
+        })
+        .collect::<ServiceResult<Vec<_>>>()?;
+    let mut limits = Limits {
         depth,
         nodes,
         movetime: Some(Duration::from_millis(u64::from(movetime_ms))),
-        clock: None,
+        clock,
         infinite: false,
         threads: threads as usize,
         multipv: multipv as usize,
-        search_moves: Vec::new(),
+        search_moves,
     };
-    let options = SearchOptions {
-        skill_level: skill_level.map(|s| s as u8),
+    let mut options = SearchOptions {
+        skill_level: skill_level
+            .and_then(|s| u8::try_from(s).ok())
+            .filter(|&s| s < 20),
+        // Unset: a fresh seed per call, so two games against a weak level differ.
+        seed: seed.unwrap_or_else(|| SplitMix64::from_entropy().next_u64()),
+        // A seed asks for a reproducible answer: what earlier calls left in the slot's table
+        // must not change it.
+        fresh_table: seed.is_some(),
         ..SearchOptions::default()
     };
+    if let Some(level) = level {
+        level.apply(&mut limits, &mut options);
+    }
     Ok((limits, options))
+}
+
+/// Validates a game clock.
+fn game_clock(clock: pb::Clock) -> ServiceResult<Clock> {
+    let pb::Clock {
+        white_ms,
+        black_ms,
+        white_increment_ms,
+        black_increment_ms,
+        moves_to_go,
+    } = clock;
+    let ms = |field, value| in_range(field, value, 0, MAX_CLOCK_MS).map(Duration::from_millis);
+    Ok(Clock {
+        wtime: ms("limits.clock.white_ms", white_ms)?,
+        btime: ms("limits.clock.black_ms", black_ms)?,
+        winc: ms("limits.clock.white_increment_ms", white_increment_ms)?,
+        binc: ms("limits.clock.black_increment_ms", black_increment_ms)?,
+        movestogo: (moves_to_go != 0)
+            .then(|| in_range("limits.clock.moves_to_go", moves_to_go, 1, 10_000))
+            .transpose()?,
+    })
 }
 
 /// Validates a perft depth (1..=cap).
@@ -289,6 +499,10 @@ fn status_message(pos: &Position, status: GameStatus) -> pb::GameStatus {
             result: pb::GameResult::Unspecified.into(),
             reason: pb::Termination::Unspecified.into(),
             in_check,
+            claimable_draw: pos
+                .claimable_draw()
+                .map_or(pb::Termination::Unspecified, termination)
+                .into(),
         },
         GameStatus::Finished { winner, reason } => pb::GameStatus {
             ongoing: false,
@@ -300,6 +514,7 @@ fn status_message(pos: &Position, status: GameStatus) -> pb::GameStatus {
             .into(),
             reason: termination(reason).into(),
             in_check,
+            claimable_draw: pb::Termination::Unspecified.into(),
         },
     }
 }
@@ -314,6 +529,8 @@ fn termination(reason: Termination) -> pb::Termination {
         Termination::CheckUnanswered => pb::Termination::DecimaCheckUnanswered,
         Termination::LastUnitCaptured => pb::Termination::DecimaLastUnitCaptured,
         Termination::InsufficientMaterial => pb::Termination::InsufficientMaterial,
+        Termination::FivefoldRepetition => pb::Termination::FivefoldRepetition,
+        Termination::SeventyFiveMoveRule => pb::Termination::SeventyFiveMoveRule,
     }
 }
 
@@ -360,6 +577,16 @@ pub fn move_detail(value: i32) -> ServiceResult<pb::MoveDetail> {
 /// and its status. `detail` chooses between full descriptions (`moves`) and move texts only
 /// (`uci_moves`, which skips SAN and the check probe).
 pub fn legal_moves_response(pos: &Position, detail: pb::MoveDetail) -> pb::LegalMovesResponse {
+    // A finished game has no legal moves (RULES.md), draws by rule included: those are known
+    // without generating moves, and then none are listed.
+    if pos.draw_or_verdict_without_moves() {
+        return pb::LegalMovesResponse::encoded(
+            pos.fen(),
+            status(pos),
+            EncodedMoves::default(),
+            EncodedTexts::default(),
+        );
+    }
     let (moves, texts, count) = match detail {
         pb::MoveDetail::Unspecified | pb::MoveDetail::Full => {
             // About 40 bytes per move (four short strings and their keys).
@@ -421,7 +648,30 @@ fn variant_message(variant: &Variant) -> pb::Variant {
         pieces: variant.pieces().iter().map(piece_message).collect(),
         summary: variant.summary().to_owned(),
         has_drops: variant.has_drops(),
+        levels: level_messages(variant.name()),
     }
+}
+
+/// The playing levels with the variant's measured ladder (Elo 0 and no games where the
+/// ladder has not been measured).
+fn level_messages(variant: &str) -> Vec<pb::Level> {
+    let ladder = ladder(variant);
+    LEVELS
+        .iter()
+        .map(|level| {
+            let measured = ladder.and_then(|l| l.get(usize::from(level.level) - 1).copied());
+            pb::Level {
+                level: level.level.into(),
+                elo: measured.map_or(0, |m| m.elo.round() as i32),
+                elo_margin: measured.map_or(0, |m| m.margin.round() as u32),
+                skill_level: level.skill_level.map_or(20, u32::from),
+                max_depth: level.max_depth().unwrap_or(0),
+                max_nodes: level.max_nodes.unwrap_or(0),
+                max_movetime_ms: level.max_movetime.map_or(0, millis),
+                games: measured.map_or(0, |m| m.games),
+            }
+        })
+        .collect()
 }
 
 /// A piece definition as the API's `Piece`.
@@ -452,11 +702,17 @@ pub fn variants(registry: &Registry) -> pb::ListVariantsResponse {
 }
 
 /// A search score as the API's `Score`.
-fn score_message(score: Score) -> pb::Score {
+/// A score as the API's `Score`, with the chances of the variant's win-rate model (none for a
+/// variant without a fitted model).
+fn score_message(pos: &Position, score: Score) -> pb::Score {
     pb::Score {
         value: Some(match score {
             Score::Centipawns(cp) => pb::score::Value::Centipawns(cp),
             Score::Mate(moves) => pb::score::Value::Mate(moves),
+        }),
+        wdl: WinRateModel::of(pos.variant().name()).map(|model| {
+            let Wdl { win, draw, loss } = model.wdl(score);
+            pb::Wdl { win, draw, loss }
         }),
     }
 }
@@ -495,7 +751,7 @@ pub fn line(pos: &Position, info: &SearchInfo) -> pb::Line {
     } = info;
     pb::Line {
         multipv: u32::try_from(*multipv).unwrap_or(u32::MAX),
-        score: Some(score_message(*score)),
+        score: Some(score_message(pos, *score)),
         pv: pv_text(pos, pv),
         depth: *depth,
         seldepth: *seldepth,
@@ -506,6 +762,26 @@ pub fn line(pos: &Position, info: &SearchInfo) -> pb::Line {
 }
 
 /// A finished search as a message.
+/// The answer of a search request for a finished game, when the game is over without a look
+/// at the moves (a draw by rule or the variant's verdict): no move, nothing searched, the
+/// status saying why. `None` when the game goes on (or ends by mate or stalemate, which the
+/// search itself reports, having no root moves).
+pub fn finished_best_move(pos: &Position) -> Option<pb::BestMoveResponse> {
+    if !pos.draw_or_verdict_without_moves() {
+        return None;
+    }
+    let status = pos.status();
+    let draw = matches!(status, GameStatus::Finished { winner: None, .. });
+    Some(pb::BestMoveResponse {
+        score: draw.then(|| score_message(pos, Score::Centipawns(0))),
+        fen: pos.fen(),
+        status: Some(status_message(pos, status)),
+        stop_reason: pb::StopReason::NoMoves.into(),
+        ..pb::BestMoveResponse::default()
+    })
+}
+
+/// A search result as the API's `BestMoveResponse`.
 pub fn best_move(pos: &Position, result: &SearchResult) -> pb::BestMoveResponse {
     let SearchResult {
         best_move,
@@ -529,7 +805,7 @@ pub fn best_move(pos: &Position, result: &SearchResult) -> pb::BestMoveResponse 
     pb::BestMoveResponse {
         r#move: best.map(|m| move_message(pos.describe(m))),
         ponder,
-        score: Some(score_message(*score)),
+        score: Some(score_message(pos, *score)),
         pv: pv_text(pos, pv),
         depth: *depth,
         seldepth: *seldepth,

@@ -17,6 +17,8 @@ pub enum MoveField {
     Apply,
     /// `Position.moves[index]`.
     List(usize),
+    /// `Limits.search_moves[index]`.
+    SearchMoves(usize),
 }
 
 impl fmt::Display for MoveField {
@@ -24,6 +26,7 @@ impl fmt::Display for MoveField {
         match self {
             MoveField::Apply => f.write_str("move"),
             MoveField::List(index) => write!(f, "position.moves[{index}]"),
+            MoveField::SearchMoves(index) => write!(f, "limits.search_moves[{index}]"),
         }
     }
 }
@@ -44,6 +47,16 @@ pub enum ServiceError {
     #[error("position.moves[{index}] {} cannot be played: {source}", quote(.text))]
     MoveList {
         /// 0-based index into `Position.moves`.
+        index: usize,
+        /// The offending move text.
+        text: String,
+        /// What the engine said about it.
+        source: MoveError,
+    },
+    /// A move of `Limits.search_moves` is unparsable or illegal.
+    #[error("limits.search_moves[{index}] {} cannot be searched: {source}", quote(.text))]
+    SearchMove {
+        /// 0-based index into `Limits.search_moves`.
         index: usize,
         /// The offending move text.
         text: String,
@@ -139,14 +152,5 @@ pub type ServiceResult<T> = Result<T, ServiceError>;
 
 /// Words for a game ending, as in the .proto's `Termination` comments.
 pub fn termination_text(reason: Termination) -> &'static str {
-    match reason {
-        Termination::Checkmate => "checkmate",
-        Termination::Stalemate => "stalemate",
-        Termination::ThreefoldRepetition => "threefold repetition",
-        Termination::FiftyMoveRule => "fifty-move rule",
-        Termination::TenPoints => "Decima ten points",
-        Termination::CheckUnanswered => "Decima check unanswered",
-        Termination::LastUnitCaptured => "Decima last unit captured",
-        Termination::InsufficientMaterial => "insufficient material",
-    }
+    reason.describe()
 }

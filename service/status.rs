@@ -122,6 +122,16 @@ impl From<ServiceError> for Status {
                 ),
                 None,
             ),
+            ServiceError::SearchMove { index, source, .. } => (
+                Code::InvalidArgument,
+                invalid(
+                    move_reason(source),
+                    format!("limits.search_moves[{index}]"),
+                    &message,
+                    meta([("index", index.to_string())]),
+                ),
+                None,
+            ),
             ServiceError::GameOver { field, reason, .. } => (
                 Code::InvalidArgument,
                 invalid(

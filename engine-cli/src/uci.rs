@@ -24,8 +24,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use variant_engine::{
-    Clock, Color, Features, Limits, Position, Registry, Score, SearchInfo, SearchOptions, Searcher,
-    SearcherConfig, Square, Variant, divide, perft, quote,
+    Clock, Color, Features, Level, Limits, MAX_LEVEL, Position, Registry, Score, SearchInfo,
+    SearchOptions, Searcher, SearcherConfig, SplitMix64, Square, Variant, divide, perft, quote,
 };
 
 /// Default transposition-table size in MiB.
@@ -119,6 +119,12 @@ pub struct UciSession<W: Write + Send + 'static> {
     threads: usize,
     multipv: usize,
     skill: Option<u8>,
+    /// Playing level 1..=8 (`Level` option; 8 = full strength), applied on top of the skill.
+    level: u8,
+    /// Seeds of the weak levels' and skill levels' random picks: a fixed `Seed` option, or a
+    /// fresh draw per search so that two games differ.
+    seeds: SplitMix64,
+    fixed_seed: Option<u64>,
     /// Search features (`Features` option): all on unless a self-play comparison turns some
     /// off.
     features: Features,
@@ -152,6 +158,9 @@ impl<W: Write + Send + 'static> UciSession<W> {
             threads: 1,
             multipv: 1,
             skill: None,
+            level: MAX_LEVEL,
+            seeds: SplitMix64::from_entropy(),
+            fixed_seed: None,
             features: Features::default(),
             running: None,
         }
@@ -224,6 +233,12 @@ impl<W: Write + Send + 'static> UciSession<W> {
                     self.out,
                     "option name Skill Level type spin default 20 min 0 max 20"
                 )?;
+                writeln!(
+                    self.out,
+                    "option name Level type spin default {MAX_LEVEL} min 1 max {MAX_LEVEL}"
+                )?;
+                // 0 = a fresh random seed per search.
+                writeln!(self.out, "option name Seed type string default 0")?;
                 // The `SearchOptions` text form, so that a match can pit configurations
                 // against each other through UCI (`option.Features=null=off,lmr=off`).
                 writeln!(self.out, "option name Features type string default <empty>")?;
@@ -287,6 +302,14 @@ impl<W: Write + Send + 'static> UciSession<W> {
             (Some("MultiPV"), Some(value)) => match value.parse::<usize>() {
                 Ok(n) if (1..=256).contains(&n) => self.multipv = n,
                 _ => writeln!(self.out, "info string invalid MultiPV value {value:?}")?,
+            },
+            (Some("Level"), Some(value)) => match value.parse::<u8>() {
+                Ok(n) if Level::get(n).is_some() => self.level = n,
+                _ => writeln!(self.out, "info string invalid Level value {value:?}")?,
+            },
+            (Some("Seed"), Some(value)) => match value.parse::<u64>() {
+                Ok(n) => self.fixed_seed = (n != 0).then_some(n),
+                _ => writeln!(self.out, "info string invalid Seed value {value:?}")?,
             },
             (Some("Skill Level"), Some(value)) => match value.parse::<u8>() {
                 Ok(n) if n <= 20 => self.skill = (n < 20).then_some(n),
@@ -422,11 +445,16 @@ impl<W: Write + Send + 'static> UciSession<W> {
         let silence = ponder
             .as_ref()
             .map_or_else(|| Arc::new(AtomicBool::new(false)), |(_, s)| s.clone());
-        let options = SearchOptions {
+        let mut limits = limits;
+        let mut options = SearchOptions {
             features: self.features,
             skill_level: self.skill,
-            ..SearchOptions::default()
+            seed: self.fixed_seed.unwrap_or_else(|| self.seeds.next_u64()),
+            fresh_table: false,
         };
+        if let Some(level) = Level::get(self.level) {
+            level.apply(&mut limits, &mut options);
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let searcher = self.searcher.clone();
         let pos = self.position.clone();

@@ -46,6 +46,7 @@ mod moves;
 mod notation;
 mod outcome;
 mod perft;
+mod pgn;
 mod piece;
 mod position;
 mod quote;
@@ -72,18 +73,20 @@ pub use notation::{
 };
 pub use outcome::{GameStatus, Termination};
 pub use perft::{PerftStop, divide, divide_with_stop, perft, perft_copy_make, perft_with_stop};
+pub use pgn::write_pgn;
 pub use piece::{Color, Piece, PieceKind};
 pub use position::Position;
 pub use quote::{QUOTE_MAX_CHARS, Quoted, quote};
 pub use registry::{Registry, UnknownVariant};
-pub use replay::ReplayError;
+pub use replay::{Refusal, ReplayError};
 pub use rng::SplitMix64;
 pub use samples::{bench_positions, random_playout};
 pub use search::{
-    Clock, Features, Limits, Score, SearchInfo, SearchOptions, SearchOptionsError, SearchResult,
-    Searcher, SearcherConfig, StopReason,
+    Clock, Features, LEVELS, Level, LevelElo, Limits, MAX_LEVEL, Score, SearchInfo, SearchOptions,
+    SearchOptionsError, SearchResult, Searcher, SearcherConfig, StopReason, Wdl, WinRateModel,
+    ladder,
 };
 pub use variant::{
-    CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
-    Role, RuleSet, Variant, VariantSpec, VariantSpecError, colour_right_bit,
+    CastlingRules, DeadMaterial, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit,
+    PromotionRules, Role, RuleSet, Variant, VariantSpec, VariantSpecError, colour_right_bit,
 };

@@ -22,8 +22,31 @@ pub enum Termination {
     CheckUnanswered,
     /// Decima: a side lost its last unit.
     LastUnitCaptured,
-    /// Neither side can win.
+    /// Neither side can win: a dead position (per variant, see [`crate::DeadMaterial`]).
     InsufficientMaterial,
+    /// With draw claims: the same position occurred for the fifth time.
+    FivefoldRepetition,
+    /// With draw claims: 150 half-moves without a capture, pawn move or drop.
+    SeventyFiveMoveRule,
+}
+
+impl Termination {
+    /// A short English name of the ending ("checkmate", "fifty-move rule"), for messages and
+    /// PGN `Termination` texts.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Self::Checkmate => "checkmate",
+            Self::Stalemate => "stalemate",
+            Self::ThreefoldRepetition => "threefold repetition",
+            Self::FiftyMoveRule => "fifty-move rule",
+            Self::TenPoints => "ten points on the tenth rank",
+            Self::CheckUnanswered => "unanswered check",
+            Self::LastUnitCaptured => "last unit captured",
+            Self::InsufficientMaterial => "insufficient material",
+            Self::FivefoldRepetition => "fivefold repetition",
+            Self::SeventyFiveMoveRule => "seventy-five-move rule",
+        }
+    }
 }
 
 /// The state of the game in a position.

@@ -55,6 +55,10 @@ pub struct Position {
     pub(crate) drop_rights: u8,
     pub(crate) hash: u64,
     pub(crate) history: Vec<Undo>,
+    /// FIDE-style draw claims: threefold repetition and the fifty-move rule only make a draw
+    /// claimable, and the game ends by itself at the fifth repetition or the 150th half-move.
+    /// A setting of the game, not part of the FEN (so not in the hash or in `eq`).
+    pub(crate) draw_claims: bool,
 }
 
 impl PartialEq for Position {
@@ -89,7 +93,20 @@ impl Position {
             drop_rights: 0,
             hash: 0,
             history: Vec::new(),
+            draw_claims: false,
         }
+    }
+
+    /// Chooses between draws by rule that end the game at once (`false`, the default) and
+    /// FIDE-style claims (`true`): see [`Position::claimable_draw`] and RULES.md's section on
+    /// draw claims.
+    pub fn set_draw_claims(&mut self, claims: bool) {
+        self.draw_claims = claims;
+    }
+
+    /// Whether FIDE-style draw claims are in force (see [`Position::set_draw_claims`]).
+    pub fn draw_claims(&self) -> bool {
+        self.draw_claims
     }
 
     /// The variant.

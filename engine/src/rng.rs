@@ -1,7 +1,8 @@
 //! `SplitMix64`: a tiny, fast, seedable pseudo-random generator.
 //!
 //! Used where reproducibility matters and secrecy does not: Zobrist keys (stable across runs),
-//! the skill level's seeded choice, the load generator's choice of positions and moves, and the
+//! the skill level's seeded choice (seeded from [`SplitMix64::from_entropy`] when a game should
+//! differ from the last), the load generator's choice of positions and moves, and the
 //! random games of tests.
 
 /// The `SplitMix64` generator (Steele, Lea and Flood), one `u64` of state.
@@ -24,6 +25,19 @@ impl SplitMix64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// A generator seeded unpredictably (the standard library's per-process random hash keys
+    /// mixed with the clock), for callers that want a different game each time: two calls
+    /// give different seeds.
+    pub fn from_entropy() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        hasher.write_u128(nanos);
+        Self(hasher.finish())
     }
 
     /// Uniform-ish in `0..n` (`n = 0` is treated as 1; the modulo bias is negligible here).

@@ -2,13 +2,16 @@
 //!
 //! The status comes from the rules' verdict before any move (Decima's ten points), then from the
 //! legal moves (none: checkmate or the variant's equivalent, or stalemate), then from the draws
-//! by the fifty-move rule and by repetition.
+//! by the fifty-move rule, by repetition and by insufficient material (RULES.md's order of
+//! endings). With draw claims, threefold repetition and the fifty-move rule only make a draw
+//! claimable, and the fifth repetition and the 150th half-move end the game.
 
 use crate::geometry::Square;
 use crate::movement::Mode;
 use crate::moves::{Move, MoveKind};
 use crate::outcome::{GameStatus, Termination};
 use crate::position::Position;
+use crate::variant::DeadMaterial;
 
 impl Position {
     /// The game status, counting repetitions over the moves played since setup.
@@ -37,6 +40,10 @@ impl Position {
     }
 
     /// The status; `legal_moves` is asked only when the rules need the move count.
+    ///
+    /// The order is RULES.md's: the variant's own verdict, then mate and stalemate (so a mate
+    /// that also completes a repetition or the hundredth half-move is a mate), then the draws
+    /// by rule in [`Position::draw_by_rule`]'s order.
     fn status_inner(&self, legal_moves: impl FnOnce() -> u64) -> GameStatus {
         let rules = self.variant.rules();
         if let Some(status) = rules.status_before_moves(self) {
@@ -55,19 +62,120 @@ impl Position {
                 }
             };
         }
-        if rules.fifty_move_rule() && self.halfmove >= 100 {
-            return GameStatus::Finished {
+        match self.draw_by_rule() {
+            Some(reason) => GameStatus::Finished {
                 winner: None,
-                reason: Termination::FiftyMoveRule,
-            };
+                reason,
+            },
+            None => GameStatus::Ongoing,
         }
-        if self.repetitions() >= 3 {
-            return GameStatus::Finished {
-                winner: None,
-                reason: Termination::ThreefoldRepetition,
-            };
+    }
+
+    /// The draw by rule that ends the game in this position, ignoring mate and stalemate:
+    /// the fifty-move rule, then repetition, then insufficient material. With draw claims
+    /// ([`Position::set_draw_claims`]) the first two end the game only at the 150th half-move
+    /// and the fifth occurrence.
+    fn draw_by_rule(&self) -> Option<Termination> {
+        let (half_moves, occurrences, by_moves, by_repetition) = if self.draw_claims {
+            (
+                150,
+                5,
+                Termination::SeventyFiveMoveRule,
+                Termination::FivefoldRepetition,
+            )
+        } else {
+            (
+                100,
+                3,
+                Termination::FiftyMoveRule,
+                Termination::ThreefoldRepetition,
+            )
+        };
+        if self.variant.rules().fifty_move_rule() && self.halfmove >= half_moves {
+            Some(by_moves)
+        } else if self.repetitions() >= occurrences {
+            Some(by_repetition)
+        } else if self.insufficient_material() {
+            Some(Termination::InsufficientMaterial)
+        } else {
+            None
         }
-        GameStatus::Ongoing
+    }
+
+    /// True when the game is surely over without looking at the moves: the variant's verdict
+    /// or a draw by rule. Cheap (no move generation), so a replay can ask it before every
+    /// move; a position without legal moves answers false here (unless a draw by rule holds
+    /// too), and its moves fail anyway.
+    pub fn draw_or_verdict_without_moves(&self) -> bool {
+        self.variant.rules().game_over_before_moves(self) || self.draw_by_rule().is_some()
+    }
+
+    /// With draw claims in force, the draw the side to move may claim in an ongoing game:
+    /// the fifty-move rule (100 half-moves), else threefold repetition. `None` without draw
+    /// claims (those draws then end the game) and when nothing can be claimed.
+    ///
+    /// # Examples
+    /// ```
+    /// use variant_engine::{Position, Registry, Termination};
+    /// let mut pos = Position::new(Registry::builtin().get("chess").unwrap());
+    /// pos.set_draw_claims(true);
+    /// pos.replay(["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"]).unwrap();
+    /// assert_eq!(pos.claimable_draw(), Some(Termination::ThreefoldRepetition));
+    /// assert!(!pos.status().is_finished());
+    /// ```
+    pub fn claimable_draw(&self) -> Option<Termination> {
+        if !self.draw_claims {
+            return None;
+        }
+        if self.variant.rules().fifty_move_rule() && self.halfmove >= 100 {
+            Some(Termination::FiftyMoveRule)
+        } else if self.repetitions() >= 3 {
+            Some(Termination::ThreefoldRepetition)
+        } else {
+            None
+        }
+    }
+
+    /// True when neither side can ever win (a dead position), as the variant defines it:
+    /// see [`DeadMaterial`].
+    pub fn insufficient_material(&self) -> bool {
+        let v = &*self.variant;
+        let dead_material = v.dead_material();
+        if dead_material == DeadMaterial::Never {
+            return false;
+        }
+        let Some(king) = v.royal_kind() else {
+            return false;
+        };
+        let pockets_empty = self.pocket.0.iter().all(|p| p.iter().all(|&n| n == 0));
+        // Both kings must stand on the board: a king still in the pocket is a pocket piece.
+        let kings = self.pieces_by_kind(king);
+        if !pockets_empty || kings.count() != 2 {
+            return false;
+        }
+        let others = self.occupied() & !kings;
+        if others.is_empty() {
+            return true;
+        }
+        if dead_material != DeadMaterial::Orthodox {
+            return false;
+        }
+        let kind_bb = |letter| {
+            v.kind_by_letter(letter)
+                .map_or(crate::bitboard::Bitboard::EMPTY, |k| self.pieces_by_kind(k))
+        };
+        let (knights, bishops) = (kind_bb('N'), kind_bb('B'));
+        if others == knights {
+            return knights.count() == 1;
+        }
+        if others != bishops {
+            return false;
+        }
+        // Bishops never change square colour, so all on one colour can never mate.
+        let colour = |sq: Square| (sq.file() + sq.rank()) % 2;
+        let mut squares = bishops.into_iter();
+        let first = squares.next().map(colour);
+        squares.all(|sq| Some(colour(sq)) == first)
     }
 
     /// How often the current position has occurred (1 = only now), looking back over the

@@ -59,6 +59,7 @@ pub fn position(variant: &str, fen: &str, moves: &[&str]) -> pb::Position {
         variant: variant.into(),
         fen: fen.into(),
         moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        draw_claims: false,
     }
 }
 

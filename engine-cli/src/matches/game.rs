@@ -133,16 +133,7 @@ impl Ending {
 
 /// The rule book's name of an ending.
 pub fn termination_text(t: Termination) -> &'static str {
-    match t {
-        Termination::Checkmate => "checkmate",
-        Termination::Stalemate => "stalemate",
-        Termination::ThreefoldRepetition => "threefold repetition",
-        Termination::FiftyMoveRule => "fifty-move rule",
-        Termination::TenPoints => "ten points",
-        Termination::CheckUnanswered => "check unanswered",
-        Termination::LastUnitCaptured => "last unit captured",
-        Termination::InsufficientMaterial => "insufficient material",
-    }
+    t.describe()
 }
 
 /// One move as played, with what its engine said about it.

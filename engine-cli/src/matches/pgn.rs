@@ -5,7 +5,7 @@
 //! know some of our variants under the same name with a different start array, and a reader
 //! that replays from the tag's FEN gets our game whatever its own idea of the start is.
 
-use std::fmt::Write as _;
+use variant_engine::write_pgn;
 
 use super::game::GameRecord;
 use super::uci::MATE_SCORE;
@@ -42,59 +42,31 @@ fn score_text(score: i32) -> String {
     }
 }
 
-/// Side to move and full-move number of a FEN (for numbering the first move).
-fn fen_move_number(fen: &str) -> (bool, u32) {
-    let fields: Vec<&str> = fen.split_whitespace().collect();
-    let black = fields.get(1) == Some(&"b");
-    let number = fields.get(5).and_then(|n| n.parse().ok()).unwrap_or(1);
-    (black, number)
-}
-
-/// Longest movetext line (PGN's export format asks for at most 79 characters).
-const LINE_WIDTH: usize = 79;
-
 /// The game as PGN (ending with a blank line).
 pub fn to_pgn(header: &PgnHeader<'_>, game: &GameRecord) -> String {
-    let mut s = String::new();
     let result = game.result_text();
-    let tag = |s: &mut String, name: &str, value: &str| {
-        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
-        let _ = writeln!(s, "[{name} \"{value}\"]");
-    };
-    tag(&mut s, "Event", header.event);
-    tag(&mut s, "Site", "?");
-    tag(&mut s, "Date", header.date);
-    tag(&mut s, "Round", &header.round.to_string());
-    tag(&mut s, "White", header.white);
-    tag(&mut s, "Black", header.black);
-    tag(&mut s, "Result", result);
-    tag(&mut s, "Variant", header.variant);
-    tag(&mut s, "SetUp", "1");
-    tag(&mut s, "FEN", &game.start_fen);
-    tag(&mut s, "TimeControl", header.time_control);
-    tag(&mut s, "Termination", game.ending.pgn_termination());
-    let plies = game.opening.len() + game.moves.len();
-    tag(&mut s, "PlyCount", &plies.to_string());
-    s.push('\n');
-    let (mut black, mut number) = fen_move_number(&game.start_fen);
-    let mut line = String::new();
-    let mut first = true;
-    let push = |word: &str, line: &mut String, s: &mut String| {
-        if !line.is_empty() && line.len() + 1 + word.len() > LINE_WIDTH {
-            s.push_str(line);
-            s.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    };
+    let round = header.round.to_string();
+    let plies = (game.opening.len() + game.moves.len()).to_string();
+    let tags = [
+        ("Event", header.event),
+        ("Site", "?"),
+        ("Date", header.date),
+        ("Round", &round),
+        ("White", header.white),
+        ("Black", header.black),
+        ("Result", result),
+        ("Variant", header.variant),
+        ("SetUp", "1"),
+        ("FEN", &game.start_fen),
+        ("TimeControl", header.time_control),
+        ("Termination", game.ending.pgn_termination()),
+        ("PlyCount", &plies),
+    ];
     let opening = game.opening_san.iter().map(|m| (m.as_str(), None));
     let played = game.moves.iter().map(|m| {
         let comment = m.thought.score.map(|sc| {
             format!(
-                "{{{}/{} {}ms}}",
+                "{}/{} {}ms",
                 score_text(sc),
                 m.thought.depth,
                 m.elapsed.as_millis()
@@ -102,31 +74,13 @@ pub fn to_pgn(header: &PgnHeader<'_>, game: &GameRecord) -> String {
         });
         (m.san.as_str(), comment)
     });
-    for (san, comment) in opening.chain(played) {
-        if !black {
-            push(&format!("{number}."), &mut line, &mut s);
-        } else if first {
-            push(&format!("{number}..."), &mut line, &mut s);
-        }
-        first = false;
-        push(san, &mut line, &mut s);
-        if let Some(c) = comment {
-            push(&c, &mut line, &mut s);
-        }
-        if black {
-            number += 1;
-        }
-        black = !black;
-    }
-    push(
-        &format!("{{{}}}", game.ending.describe()),
-        &mut line,
-        &mut s,
-    );
-    push(result, &mut line, &mut s);
-    s.push_str(&line);
-    s.push_str("\n\n");
-    s
+    write_pgn(
+        &tags,
+        &game.start_fen,
+        opening.chain(played),
+        Some(&game.ending.describe()),
+        result,
+    )
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@
 
 mod alphabeta;
 mod history;
+mod levels;
 mod limits;
 mod lmr;
 mod options;
@@ -41,6 +42,7 @@ mod see;
 mod threads;
 mod time;
 mod tt;
+mod wdl;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -60,9 +62,11 @@ use crate::search::threads::{MAX_PLY, RootMove, Shared, ThreadData, run_lazy_smp
 use crate::search::time::{DEFAULT_DEPTH, TimeManager};
 use crate::search::tt::TranspositionTable;
 
+pub use crate::search::levels::{LEVELS, Level, LevelElo, MAX_LEVEL, ladder};
 pub use crate::search::limits::{Clock, Limits};
 pub use crate::search::options::{Features, SearchOptions, SearchOptionsError};
 pub use crate::search::score::Score;
+pub use crate::search::wdl::{Wdl, WinRateModel};
 
 /// How a [`Searcher`] is set up.
 #[derive(Clone, Debug)]
@@ -202,6 +206,9 @@ impl Searcher {
     ) -> SearchResult {
         let _guard = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
         let start = Instant::now();
+        if options.fresh_table {
+            self.tt.clear();
+        }
         self.tt.new_search();
         let features = options.features;
         let evaluator = Evaluator::new(pos.variant(), features.eval);
@@ -303,7 +310,8 @@ impl Searcher {
             .collect();
         let (best, best_score) = match plan.skill {
             Some(level) => {
-                let pick = skill_pick(&outcome.lines, level, options.seed);
+                // The position's hash varies the draw from move to move within one seeded game.
+                let pick = skill_pick(&outcome.lines, level, options.seed ^ pos.hash());
                 (pick.0, pick.1)
             }
             None => outcome

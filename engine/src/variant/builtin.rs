@@ -6,8 +6,8 @@
 use crate::geometry::BoardSize;
 use crate::variant::RuleSet;
 use crate::variant::spec::{
-    CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
-    Role, VariantSpec,
+    CastlingRules, DeadMaterial, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit,
+    PromotionRules, Role, VariantSpec,
 };
 
 /// Opulent Chess start position (the seed page's new array; see RULES.md §1).
@@ -76,6 +76,7 @@ pub(crate) fn chess() -> VariantSpec {
         }),
         drops: None,
         rules: RuleSet::Standard,
+        dead_material: DeadMaterial::Orthodox,
         summary: "Orthodox chess (FIDE rules), included as a validation variant.".into(),
     }
 }
@@ -111,6 +112,7 @@ pub(crate) fn opulent() -> VariantSpec {
         castling: None,
         drops: None,
         rules: RuleSet::Standard,
+        dead_material: DeadMaterial::BareKings,
         summary: "10x10, Grand Chess rules: no castling; pawns double-step from their start rank \
                   with en passant; promotion optional on ranks 8-9 and forced on 10, only to a \
                   piece type already lost. Knight = N+W, Wizard = C+F, Lion = F+D+H, \
@@ -155,6 +157,7 @@ pub(crate) fn soho() -> VariantSpec {
         }),
         drops: None,
         rules: RuleSet::Standard,
+        dead_material: DeadMaterial::BareKings,
         summary: "10x10 with Champion (WAD), FAD, Wizard (CF) and Cannon (moves as a rook, \
                   captures by hopping one screen). Castling on the 2nd rank: the king moves two \
                   squares toward the rook, which lands on the square crossed. Pawns double-step \
@@ -204,6 +207,7 @@ pub(crate) fn decima() -> VariantSpec {
         castling: None,
         drops: None,
         rules: RuleSet::Decima,
+        dead_material: DeadMaterial::Never,
         summary: "10x10, contest rules. Kings are not royal. Points: K10 N9 B8 R7 D6 (K+N) \
                   O5 (K+B) S4 (K+R) A3 (N+B) M2 (N+R) Q1 P0. A side starting its turn with 10+ \
                   points on its tenth rank wins; reaching 10+ is check, answered only by \
@@ -246,6 +250,7 @@ pub(crate) fn orphic() -> VariantSpec {
             royal_drop_ranks: Some(vec![0]),
         }),
         rules: RuleSet::Orphic,
+        dead_material: DeadMaterial::BareKings,
         summary: "8x8 drop variant: pawns start on the third rank, all other pieces in the \
                   pocket. A turn is a board move or a drop on an empty square or on a friendly \
                   pawn, which is relocated to an empty square on ranks 2-4 (not while in check). \

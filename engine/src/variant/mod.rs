@@ -9,8 +9,8 @@ pub(crate) mod builtin;
 mod spec;
 
 pub use spec::{
-    CastlingRules, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit, PromotionRules,
-    Role, RuleSet, VariantSpec, VariantSpecError,
+    CastlingRules, DeadMaterial, DropRules, PawnRelocation, PawnRules, PieceDef, PromotionLimit,
+    PromotionRules, Role, RuleSet, VariantSpec, VariantSpecError,
 };
 
 use crate::bitboard::Bitboard;
@@ -453,6 +453,11 @@ impl Variant {
     /// The rule family.
     pub fn rules(&self) -> RuleSet {
         self.spec.rules
+    }
+
+    /// Which positions of this variant are drawn by insufficient material.
+    pub fn dead_material(&self) -> DeadMaterial {
+        self.spec.dead_material
     }
 
     /// The kind with the given FEN letter (either case).

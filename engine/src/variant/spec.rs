@@ -143,6 +143,20 @@ pub struct PawnRelocation {
     pub allowed_in_check: bool,
 }
 
+/// Which positions are dead (drawn by insufficient material): the rulings of RULES.md's last
+/// section, per variant. Data rather than a rule-family hook because variants of one family
+/// differ (chess's minor-piece endings are dead, Opulent's are not ruled so).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum DeadMaterial {
+    /// No position is dead (Decima: a bare king can still walk to the tenth rank).
+    Never,
+    /// Only bare kings on both sides, with empty pockets.
+    BareKings,
+    /// Orthodox chess: bare kings, a lone knight (`N`) against a bare king, or kings and
+    /// bishops (`B`) only with every bishop on squares of one colour.
+    Orthodox,
+}
+
 /// A variant described as data. Validate it with [`VariantSpec::validate`].
 #[derive(Clone, Debug)]
 pub struct VariantSpec {
@@ -164,6 +178,8 @@ pub struct VariantSpec {
     pub drops: Option<DropRules>,
     /// Behaviour that is not data.
     pub rules: RuleSet,
+    /// Which positions are drawn by insufficient material.
+    pub dead_material: DeadMaterial,
     /// One-paragraph rule summary for clients.
     pub summary: String,
 }

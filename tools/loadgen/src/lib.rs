@@ -649,6 +649,7 @@ async fn samples(
                 variant: variant.clone(),
                 fen: String::new(),
                 moves: Vec::new(),
+                draw_claims: false,
             };
             for _ in 0..=args.walk_plies {
                 let legal: Vec<String> = client
