@@ -68,7 +68,8 @@ pub use movegen::MoveList;
 pub use movement::BetzaError;
 pub use moves::{Move, MoveKind};
 pub use notation::{
-    FenError, MoveDescription, MoveDescriptionRef, MoveError, MoveText, MoveTextError,
+    FenError, IllegalReason, MoveDescription, MoveDescriptionRef, MoveError, MoveRefusal, MoveText,
+    MoveTextError,
 };
 pub use outcome::{GameStatus, Termination};
 pub use perft::{PerftStop, divide, divide_with_stop, perft, perft_copy_make, perft_with_stop};
