@@ -68,8 +68,8 @@ pub use movegen::MoveList;
 pub use movement::BetzaError;
 pub use moves::{Move, MoveKind};
 pub use notation::{
-    FenError, IllegalReason, MoveDescription, MoveDescriptionRef, MoveError, MoveRefusal, MoveText,
-    MoveTextError,
+    FenError, FenField, FenProblem, FenReport, IllegalReason, MoveDescription, MoveDescriptionRef,
+    MoveError, MoveRefusal, MoveText, MoveTextError, validate_fen,
 };
 pub use outcome::{GameStatus, Termination};
 pub use perft::{PerftStop, divide, divide_with_stop, perft, perft_copy_make, perft_with_stop};

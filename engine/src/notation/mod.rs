@@ -9,7 +9,7 @@ pub(crate) mod refusal;
 pub(crate) mod san;
 pub(crate) mod text;
 
-pub use fen::FenError;
+pub use fen::{FenError, FenField, FenProblem, FenReport, validate_fen};
 pub use refusal::{IllegalReason, MoveRefusal};
 pub use san::{MoveDescription, MoveDescriptionRef};
 pub use text::{MoveError, MoveText, MoveTextError};
