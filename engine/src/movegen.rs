@@ -250,7 +250,7 @@ impl Position {
     }
 
     /// The context of the pieces' movement alone: no king, so no check, pins or simulated
-    /// moves. [`Position::context`] adds those; the failure analysis of move parsing uses it
+    /// moves. `context` adds those; the failure analysis of move parsing uses it
     /// as it is, to tell "cannot move that way" from "leaves the king in check".
     #[inline]
     fn movement_context(&self, quiet_allowed: bool) -> Ctx {

@@ -64,6 +64,10 @@ fn long_algebraic_with_a_piece_letter() {
     let opulent = start("opulent");
     // The lion leaps (0,2) over its own pawn.
     assert_eq!(parsed(&opulent, "Lb2-b4"), "b2b4");
+    let decima = start("decima");
+    assert_eq!(parsed(&decima, "Na2-b4"), "a2b4");
+    assert_eq!(parsed(&decima, "Kf2f3"), "f2f3");
+    assert_eq!(parsed(&decima, "KF2F3"), "f2f3");
 }
 
 #[test]

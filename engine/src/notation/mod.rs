@@ -1,7 +1,9 @@
-//! Text formats: FEN (`fen.rs`), move text in the UCI style of RULES.md's notation (`text.rs`)
-//! and SAN (`san.rs`, which builds on the move text).
+//! Text formats: FEN and its problem reports (`fen.rs`), move text in the UCI style of
+//! RULES.md's notation (`text.rs`), the lenient forms people and other programs write (long
+//! algebraic, uppercase coordinates, `0-0`; `lenient.rs`), SAN (`san.rs`, which builds on the
+//! move text), and why a move text names no legal move (`refusal.rs`).
 //!
-//! [`Position::parse_move`] takes either notation, so it is written here, above both.
+//! [`Position::parse_move`] takes every notation, so it is written here, above them all.
 
 pub(crate) mod fen;
 pub(crate) mod lenient;
