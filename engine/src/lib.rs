@@ -28,7 +28,7 @@
 //! | `position` | the state of a game and the attack queries on it |
 //! | `rules/` | each rule family's hooks: `standard.rs`, `decima.rs`, `orphic.rs` |
 //! | `movegen`, `make`, `status` | legal moves, make/unmake, the game status and check tests |
-//! | `notation/` | FEN, move text, SAN and move descriptions |
+//! | `notation/` | FEN (and reports of every problem of one), move text in strict and lenient forms, SAN, move descriptions, and why a refused move is refused |
 //! | `perft`, `replay`, `registry`, `samples` | move-path counts, replaying move lists, the built-in variants, sample positions |
 //! | `eval/` | static evaluation (terms, weights as data, the Texel tuner), with Decima's and Orphic's own terms |
 //! | `search/` | the `Searcher` and everything it owns (alpha-beta, quiescence, ordering, threads, TT) |
@@ -69,7 +69,8 @@ pub use movegen::MoveList;
 pub use movement::BetzaError;
 pub use moves::{Move, MoveKind};
 pub use notation::{
-    FenError, MoveDescription, MoveDescriptionRef, MoveError, MoveText, MoveTextError,
+    FenError, FenField, FenProblem, FenReport, IllegalReason, MoveDescription, MoveDescriptionRef,
+    MoveError, MoveRefusal, MoveText, MoveTextError, validate_fen,
 };
 pub use outcome::{GameStatus, Termination};
 pub use perft::{PerftStop, divide, divide_with_stop, perft, perft_copy_make, perft_with_stop};

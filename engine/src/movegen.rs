@@ -90,6 +90,21 @@ impl MoveSink for Find {
     }
 }
 
+/// Collects the generated moves from one square to another.
+struct Between {
+    from: Square,
+    to: Square,
+    moves: MoveList,
+}
+
+impl MoveSink for Between {
+    fn push(&mut self, m: Move) {
+        if m.from() == Some(self.from) && m.to() == self.to {
+            self.moves.push(m);
+        }
+    }
+}
+
 /// Per-node legality context.
 struct Ctx {
     us: Color,
@@ -234,22 +249,24 @@ impl Position {
         }
     }
 
-    fn context(&self, quiet_allowed: bool) -> Ctx {
-        let v = &*self.variant;
-        let t = &v.tables;
+    /// The context of the pieces' movement alone: no king, so no check, pins or simulated
+    /// moves. `context` adds those; the failure analysis of move parsing uses it
+    /// as it is, to tell "cannot move that way" from "leaves the king in check".
+    #[inline]
+    fn movement_context(&self, quiet_allowed: bool) -> Ctx {
+        let t = &self.variant.tables;
         let us = self.side;
-        let them = !us;
         let own = self.by_color[us];
-        let enemy = self.by_color[them];
+        let enemy = self.by_color[!us];
         let occupied = own | enemy;
-        let mut ctx = Ctx {
+        Ctx {
             us,
-            them,
+            them: !us,
             own,
             enemy,
             occupied,
             empty: t.board & !occupied,
-            king: self.royal_square(us),
+            king: None,
             target: t.board & !own,
             slow: Bitboard::EMPTY,
             pinned: Bitboard::EMPTY,
@@ -258,7 +275,15 @@ impl Position {
             in_check: false,
             only_king: false,
             quiet_allowed,
-        };
+        }
+    }
+
+    fn context(&self, quiet_allowed: bool) -> Ctx {
+        let v = &*self.variant;
+        let t = &v.tables;
+        let mut ctx = self.movement_context(quiet_allowed);
+        ctx.king = self.royal_square(ctx.us);
+        let (own, enemy, occupied, them) = (ctx.own, ctx.enemy, ctx.occupied, ctx.them);
         let Some(k) = ctx.king else {
             return ctx;
         };
@@ -570,7 +595,7 @@ impl Position {
     /// colour-bound kinds only on square colours whose right remains; the royal king only on
     /// its ranks while `in_pocket` says other pieces remain.
     #[inline]
-    fn drop_squares(
+    pub(crate) fn drop_squares(
         &self,
         rules: &DropInfo,
         color: Color,
@@ -596,6 +621,47 @@ impl Position {
             allowed &= ranks[color];
         }
         allowed
+    }
+
+    /// The moves from `from` to `to` that the side to move's piece there could make if its own
+    /// king's safety, the rule family's limits on quiet moves and its per-move filter were all
+    /// ignored: castling counts when its right remains and its path is empty, whatever attacks
+    /// it. Only the failure analysis of move parsing asks this (every legal move is among these,
+    /// so a move found here but not legal is refused for its king or for a family rule).
+    pub(crate) fn movement_moves_between(&self, from: Square, to: Square) -> MoveList {
+        let v = &*self.variant;
+        let mut between = Between {
+            from,
+            to,
+            moves: MoveList::new(),
+        };
+        let Some(piece) = self.board[from.index()].filter(|p| p.color() == self.side) else {
+            return between.moves;
+        };
+        let ctx = self.movement_context(true);
+        let info = &v.kinds[piece.kind().index()];
+        match info.role {
+            Role::RoyalKing => {
+                if self.piece_targets(&ctx, info, from).contains(to) {
+                    between.push(Move::normal(from, to));
+                }
+                if let Some(castling) = &v.castling {
+                    let c = castling[ctx.us];
+                    for wing in 0..2 {
+                        if c.king_from == from
+                            && c.king_to[wing] == to
+                            && self.castling & castling_bit(ctx.us, wing) != 0
+                            && (c.empty[wing] & ctx.occupied).is_empty()
+                        {
+                            between.push(Move::castle(from, to));
+                        }
+                    }
+                }
+            }
+            Role::Pawn => self.pawn_moves(&ctx, piece.kind(), &mut between),
+            Role::Piece => self.piece_moves(&ctx, info, from, &mut between),
+        }
+        between.moves
     }
 
     /// True when our royal king (if any, including one dropped by `m`) is not attacked after

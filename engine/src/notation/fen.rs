@@ -114,8 +114,133 @@ pub enum FenError {
     #[error("neither side has a unit on the board")]
     NoUnits,
     /// The side not to move is in check: its king could be captured.
-    #[error("the side not to move is in check")]
-    OpponentInCheck,
+    #[error("the side not to move is in check (its king on {king} is attacked)")]
+    OpponentInCheck {
+        /// The attacked king's square.
+        king: Square,
+    },
+}
+
+/// The part of a FEN a [`FenProblem`] concerns.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum FenField {
+    /// The FEN as a whole (empty, too many fields).
+    Whole,
+    /// The board (piece placement), and the position it sets up.
+    Board,
+    /// The pocket in brackets after the board (drop variants).
+    Pocket,
+    /// The side to move.
+    Side,
+    /// The rights field: castling rights and the variant's drop rights (Orphic `LDld`).
+    Rights,
+    /// The en-passant square.
+    EnPassant,
+    /// The half-move clock.
+    HalfmoveClock,
+    /// The full-move number.
+    FullmoveNumber,
+}
+
+impl FenField {
+    /// A stable lowercase name (`"board"`, `"en_passant"`, ...), for protocols.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Whole => "fen",
+            Self::Board => "board",
+            Self::Pocket => "pocket",
+            Self::Side => "side",
+            Self::Rights => "castling",
+            Self::EnPassant => "en_passant",
+            Self::HalfmoveClock => "halfmove",
+            Self::FullmoveNumber => "fullmove",
+        }
+    }
+}
+
+/// One problem found in a FEN: what is wrong, in which field, and on which square when a
+/// single square is at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{error}")]
+pub struct FenProblem {
+    /// What is wrong (the error [`Position::from_fen`] would return were it the first).
+    pub error: FenError,
+    /// The field it concerns.
+    pub field: FenField,
+    /// The square it concerns, if one square is at fault.
+    pub square: Option<Square>,
+}
+
+/// Everything [`validate_fen`] found: every problem, in the order the fields are read, or the
+/// normalised FEN when there is none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FenReport {
+    /// The problems found; empty when the FEN is valid.
+    pub problems: Vec<FenProblem>,
+    /// The FEN as [`Position::fen`] writes it, when the FEN is valid.
+    pub normalized: Option<String>,
+}
+
+impl FenReport {
+    /// True when the FEN has no problem.
+    pub fn is_valid(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// Checks a FEN for `variant` and reports every problem, not just the first: independent
+/// fields are each checked (a bad side field does not hide a bad rights field), and the
+/// position's own checks (kings, pawns, rights against pocket, check) run whenever the board
+/// and pocket could be read. [`Position::from_fen`] fails with the first problem reported here.
+///
+/// # Examples
+/// ```
+/// use variant_engine::{FenField, Registry, validate_fen};
+/// let chess = Registry::builtin().get("chess").unwrap();
+/// let report = validate_fen(&chess, "KK5k/8/8/8/8/8/8/P7 x Z - 0 1");
+/// let fields: Vec<FenField> = report.problems.iter().map(|p| p.field).collect();
+/// assert_eq!(
+///     fields,
+///     [FenField::Side, FenField::Rights, FenField::Board, FenField::Board]
+/// );
+/// assert!(report.normalized.is_none());
+/// let fine = validate_fen(&chess, "8/8/8/8/8/8/8/K6k");
+/// assert_eq!(fine.normalized.as_deref(), Some("8/8/8/8/8/8/8/K6k w - - 0 1"));
+/// ```
+pub fn validate_fen(variant: &Arc<Variant>, fen: &str) -> FenReport {
+    let mut problems = Problems {
+        list: Vec::new(),
+        all: true,
+    };
+    let pos = parse_fen(Arc::clone(variant), fen, &mut problems);
+    let normalized = problems.list.is_empty().then(|| pos.fen());
+    FenReport {
+        problems: problems.list,
+        normalized,
+    }
+}
+
+/// The problems found so far, and whether the caller wants them all or just the first.
+struct Problems {
+    list: Vec<FenProblem>,
+    all: bool,
+}
+
+impl Problems {
+    fn push(&mut self, error: FenError, field: FenField, square: Option<Square>) {
+        if self.all || self.list.is_empty() {
+            self.list.push(FenProblem {
+                error,
+                field,
+                square,
+            });
+        }
+    }
+
+    /// True when reading may stop: only the first problem is wanted and it is found.
+    fn enough(&self) -> bool {
+        !self.all && !self.list.is_empty()
+    }
 }
 
 // Written here, beside the FEN printer they use.
@@ -156,59 +281,15 @@ impl Position {
     /// # Errors
     /// [`FenError`] naming the field that is wrong.
     pub fn from_fen(variant: Arc<Variant>, fen: &str) -> Result<Self, FenError> {
-        let fields: Vec<&str> = fen.split_whitespace().collect();
-        if fields.is_empty() {
-            return Err(FenError::Empty);
-        }
-        if fields.len() > 6 {
-            return Err(FenError::TooManyFields {
-                found: fields.len(),
-            });
-        }
-        let mut pos = Self::empty(variant);
-        let variant = Arc::clone(&pos.variant);
-        let (board, pocket) = match fields[0].find('[') {
-            Some(i) => {
-                let rest = &fields[0][i + 1..];
-                let Some(inner) = rest.strip_suffix(']') else {
-                    return Err(FenError::BadPocket(fields[0][i..].to_owned()));
-                };
-                (&fields[0][..i], Some(inner))
-            }
-            None => (fields[0], None),
+        let mut problems = Problems {
+            list: Vec::new(),
+            all: false,
         };
-        parse_board(&mut pos, &variant, board)?;
-        if let Some(pocket) = pocket {
-            parse_pocket(&mut pos, &variant, pocket)?;
+        let pos = parse_fen(variant, fen, &mut problems);
+        match problems.list.into_iter().next() {
+            Some(problem) => Err(problem.error),
+            None => Ok(pos),
         }
-        pos.side = match fields.get(1).copied().unwrap_or("w") {
-            "w" => Color::White,
-            "b" => Color::Black,
-            other => return Err(FenError::BadSide(other.to_owned())),
-        };
-        parse_rights(&mut pos, &variant, fields.get(2).copied().unwrap_or("-"))?;
-        let clock = |i: usize, field: &'static str, default: u32| -> Result<u32, FenError> {
-            fields.get(i).map_or(Ok(default), |s| {
-                s.parse::<u32>().map_err(|_| FenError::BadClock {
-                    field,
-                    value: (*s).to_owned(),
-                })
-            })
-        };
-        pos.halfmove = clock(4, "half-move clock", 0)?;
-        pos.fullmove = clock(5, "full-move number", 1)?.max(1);
-        validate(&pos, &variant)?;
-        if let Some(ep) = fields.get(3).copied().filter(|s| *s != "-") {
-            let sq = variant
-                .size()
-                .parse_square(ep)
-                .map_err(|_| FenError::BadEnPassant(ep.to_owned()))?;
-            if en_passant_valid(&pos, &variant, sq) {
-                pos.en_passant = Some(sq);
-            }
-        }
-        pos.hash = pos.compute_hash();
-        Ok(pos)
     }
 
     /// The FEN of this position.
@@ -294,87 +375,269 @@ fn piece_from_char(v: &Variant, ch: char) -> Option<Piece> {
     Some(Piece::new(color, kind))
 }
 
-fn parse_board(pos: &mut Position, v: &Variant, board: &str) -> Result<(), FenError> {
-    let ranks: Vec<&str> = board.split('/').collect();
-    if ranks.len() != v.ranks() as usize {
-        return Err(FenError::RankCount {
-            variant: v.name().to_owned(),
-            expected: v.ranks(),
-            found: ranks.len(),
-        });
+/// Reads a FEN into a position, reporting its problems to `problems`; the position is
+/// meaningful only when none was reported. Fields are read in order (board, pocket, side,
+/// rights, clocks, the position's checks, en passant), so the first problem is the one a
+/// reader stopping at the first would meet. A field that cannot be read does not stop the
+/// others; checks that need a field read correctly skip it when it was not.
+fn parse_fen(variant: Arc<Variant>, fen: &str, problems: &mut Problems) -> Position {
+    let mut pos = Position::empty(variant);
+    let variant = Arc::clone(&pos.variant);
+    let fields: Vec<&str> = fen.split_whitespace().collect();
+    let Some(&first) = fields.first() else {
+        problems.push(FenError::Empty, FenField::Whole, None);
+        return pos;
+    };
+    if fields.len() > 6 {
+        problems.push(
+            FenError::TooManyFields {
+                found: fields.len(),
+            },
+            FenField::Whole,
+            None,
+        );
+        if problems.enough() {
+            return pos;
+        }
     }
-    for (i, text) in ranks.iter().enumerate() {
-        let rank = v.ranks() - 1 - i as u8;
-        let width_error = |found: u32| FenError::RankWidth {
-            variant: v.name().to_owned(),
-            rank: rank + 1,
-            expected: v.files(),
-            found,
-        };
-        let mut file: u32 = 0;
-        let mut chars = text.chars().peekable();
-        while let Some(ch) = chars.next() {
-            if let Some(d) = ch.to_digit(10) {
-                let mut run = d;
-                while let Some(next) = chars.peek().and_then(|c| c.to_digit(10)) {
-                    run = run * 10 + next;
-                    chars.next();
-                    if run > u32::from(STRIDE) {
-                        break;
-                    }
-                }
-                if run == 0 {
-                    return Err(width_error(file));
-                }
-                file += run;
+    let mut pocket_ok = true;
+    let (board, pocket) = match first.find('[') {
+        Some(i) => {
+            if let Some(inner) = first[i + 1..].strip_suffix(']') {
+                (&first[..i], Some(inner))
             } else {
-                let piece = piece_from_char(v, ch).ok_or_else(|| FenError::BadPiece {
-                    variant: v.name().to_owned(),
-                    letter: ch,
-                })?;
-                if file < u32::from(v.files()) {
-                    pos.put(Square::new(rank * STRIDE + file as u8), piece);
-                }
-                file += 1;
-            }
-            if file > u32::from(v.files()) {
-                return Err(width_error(file));
+                problems.push(
+                    FenError::BadPocket(first[i..].to_owned()),
+                    FenField::Pocket,
+                    None,
+                );
+                pocket_ok = false;
+                (&first[..i], None)
             }
         }
-        if file != u32::from(v.files()) {
+        None => (first, None),
+    };
+    if problems.enough() {
+        return pos;
+    }
+    let board_ok = parse_board(&mut pos, &variant, board, problems);
+    if problems.enough() {
+        return pos;
+    }
+    if let Some(pocket) = pocket {
+        pocket_ok &= parse_pocket(&mut pos, &variant, pocket, problems);
+    }
+    if problems.enough() {
+        return pos;
+    }
+    let side_ok = match fields.get(1).copied().unwrap_or("w") {
+        "w" => true,
+        "b" => {
+            pos.side = Color::Black;
+            true
+        }
+        other => {
+            problems.push(FenError::BadSide(other.to_owned()), FenField::Side, None);
+            false
+        }
+    };
+    if problems.enough() {
+        return pos;
+    }
+    let rights_ok = parse_rights(
+        &mut pos,
+        &variant,
+        fields.get(2).copied().unwrap_or("-"),
+        board_ok,
+        problems,
+    );
+    if problems.enough() {
+        return pos;
+    }
+    let mut clock = |i: usize, field: FenField, name: &'static str, default: u32| {
+        fields.get(i).map_or(default, |s| {
+            s.parse::<u32>().unwrap_or_else(|_| {
+                problems.push(
+                    FenError::BadClock {
+                        field: name,
+                        value: (*s).to_owned(),
+                    },
+                    field,
+                    None,
+                );
+                default
+            })
+        })
+    };
+    pos.halfmove = clock(4, FenField::HalfmoveClock, "half-move clock", 0);
+    pos.fullmove = clock(5, FenField::FullmoveNumber, "full-move number", 1).max(1);
+    if problems.enough() {
+        return pos;
+    }
+    if board_ok && pocket_ok {
+        validate(&pos, &variant, side_ok, rights_ok, problems);
+    }
+    if problems.enough() {
+        return pos;
+    }
+    if let Some(ep) = fields.get(3).copied().filter(|s| *s != "-") {
+        match variant.size().parse_square(ep) {
+            Err(_) => problems.push(
+                FenError::BadEnPassant(ep.to_owned()),
+                FenField::EnPassant,
+                None,
+            ),
+            Ok(sq) => {
+                if board_ok && en_passant_valid(&pos, &variant, sq) {
+                    pos.en_passant = Some(sq);
+                }
+            }
+        }
+    }
+    pos.hash = pos.compute_hash();
+    pos
+}
+
+/// Reads the board field; false when it had a problem (then the board is incomplete).
+fn parse_board(pos: &mut Position, v: &Variant, board: &str, problems: &mut Problems) -> bool {
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != v.ranks() as usize {
+        problems.push(
+            FenError::RankCount {
+                variant: v.name().to_owned(),
+                expected: v.ranks(),
+                found: ranks.len(),
+            },
+            FenField::Board,
+            None,
+        );
+        return false;
+    }
+    let mut ok = true;
+    for (i, text) in ranks.iter().enumerate() {
+        let rank = v.ranks() - 1 - i as u8;
+        if let Err((error, square)) = parse_rank(pos, v, rank, text) {
+            problems.push(error, FenField::Board, square);
+            ok = false;
+            if problems.enough() {
+                break;
+            }
+        }
+    }
+    ok
+}
+
+/// Reads one rank of the board field (`rank` 0-based); the error names the square of a bad
+/// piece letter.
+fn parse_rank(
+    pos: &mut Position,
+    v: &Variant,
+    rank: u8,
+    text: &str,
+) -> Result<(), (FenError, Option<Square>)> {
+    let width_error = |found: u32| {
+        (
+            FenError::RankWidth {
+                variant: v.name().to_owned(),
+                rank: rank + 1,
+                expected: v.files(),
+                found,
+            },
+            None,
+        )
+    };
+    let mut file: u32 = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if let Some(d) = ch.to_digit(10) {
+            let mut run = d;
+            while let Some(next) = chars.peek().and_then(|c| c.to_digit(10)) {
+                run = run * 10 + next;
+                chars.next();
+                if run > u32::from(STRIDE) {
+                    break;
+                }
+            }
+            if run == 0 {
+                return Err(width_error(file));
+            }
+            file += run;
+        } else {
+            let on_board = file < u32::from(v.files());
+            let square = on_board.then(|| Square::new(rank * STRIDE + file as u8));
+            let piece = piece_from_char(v, ch).ok_or_else(|| {
+                (
+                    FenError::BadPiece {
+                        variant: v.name().to_owned(),
+                        letter: ch,
+                    },
+                    square,
+                )
+            })?;
+            if let Some(sq) = square {
+                pos.put(sq, piece);
+            }
+            file += 1;
+        }
+        if file > u32::from(v.files()) {
             return Err(width_error(file));
         }
     }
+    if file != u32::from(v.files()) {
+        return Err(width_error(file));
+    }
     Ok(())
 }
 
-fn parse_pocket(pos: &mut Position, v: &Variant, pocket: &str) -> Result<(), FenError> {
+/// Reads the pocket (the text inside the brackets); false when it had a problem.
+fn parse_pocket(pos: &mut Position, v: &Variant, pocket: &str, problems: &mut Problems) -> bool {
+    let mut bad = || {
+        problems.push(
+            FenError::BadPocket(pocket.to_owned()),
+            FenField::Pocket,
+            None,
+        );
+        false
+    };
     if !v.has_drops() {
-        return Err(FenError::BadPocket(pocket.to_owned()));
+        return bad();
     }
     if pocket == "-" {
-        return Ok(());
+        return true;
     }
     let mut counts = [[0u8; MAX_KINDS]; 2];
     for ch in pocket.chars() {
-        let piece = piece_from_char(v, ch)
-            .filter(|p| v.pocket_kinds >> p.kind().0 & 1 != 0)
-            .ok_or_else(|| FenError::BadPocket(pocket.to_owned()))?;
+        let Some(piece) = piece_from_char(v, ch).filter(|p| v.pocket_kinds >> p.kind().0 & 1 != 0)
+        else {
+            return bad();
+        };
         let slot = &mut counts[piece.color().index()][piece.kind().index()];
         *slot += 1;
         if usize::from(*slot) >= MAX_POCKET {
-            return Err(FenError::BadPocket(pocket.to_owned()));
+            return bad();
         }
     }
     pos.pocket = crate::piece::ByColor(counts);
-    Ok(())
+    true
 }
 
-fn parse_rights(pos: &mut Position, v: &Variant, text: &str) -> Result<(), FenError> {
+/// Reads the rights field; false when a letter is unknown or repeated (one problem for the
+/// field). A castling right whose king or rook is not at home is a problem of its own, checked
+/// only when the board was read (`board_ok`).
+fn parse_rights(
+    pos: &mut Position,
+    v: &Variant,
+    text: &str,
+    board_ok: bool,
+    problems: &mut Problems,
+) -> bool {
     if text == "-" {
-        return Ok(());
+        return true;
     }
-    let bad = || FenError::BadRights(text.to_owned());
+    let bad = |problems: &mut Problems| {
+        problems.push(FenError::BadRights(text.to_owned()), FenField::Rights, None);
+        false
+    };
     for ch in text.chars() {
         let castle = match ch {
             'K' => Some((Color::White, 1)),
@@ -384,71 +647,90 @@ fn parse_rights(pos: &mut Position, v: &Variant, text: &str) -> Result<(), FenEr
             _ => None,
         };
         if let (Some((color, wing)), Some(castling)) = (castle, &v.castling) {
-            {
-                let bit = castling_bit(color, wing);
-                if pos.castling & bit != 0 {
-                    return Err(bad());
+            let bit = castling_bit(color, wing);
+            if pos.castling & bit != 0 {
+                return bad(problems);
+            }
+            pos.castling |= bit;
+            if !board_ok {
+                continue;
+            }
+            let c = castling[color];
+            let king = v.royal.map(|royal| Piece::new(color, royal));
+            let rook = v
+                .spec()
+                .castling
+                .as_ref()
+                .and_then(|c| v.kind_by_letter(c.rook_letter))
+                .map(|rook| Piece::new(color, rook));
+            // Validation gives castling a royal king and a rook kind, so both are `Some`.
+            for (square, piece, name) in [
+                (c.king_from, king, "king"),
+                (c.rook_from[wing], rook, "rook"),
+            ] {
+                if piece.is_none_or(|p| pos.board[square.index()] != Some(p)) {
+                    problems.push(
+                        FenError::CastlingWithoutPieces {
+                            right: ch,
+                            piece: name,
+                        },
+                        FenField::Rights,
+                        Some(square),
+                    );
+                    if problems.enough() {
+                        return false;
+                    }
                 }
-                let c = castling[color];
-                let royal = v.royal.expect("castling needs a royal king");
-                if pos.board[c.king_from.index()] != Some(Piece::new(color, royal)) {
-                    return Err(FenError::CastlingWithoutPieces {
-                        right: ch,
-                        piece: "king",
-                    });
-                }
-                let rook = v
-                    .kind_by_letter(v.spec().castling.as_ref().map_or('R', |c| c.rook_letter))
-                    .expect("validated castling partner");
-                if pos.board[c.rook_from[wing].index()] != Some(Piece::new(color, rook)) {
-                    return Err(FenError::CastlingWithoutPieces {
-                        right: ch,
-                        piece: "rook",
-                    });
-                }
-                pos.castling |= bit;
             }
         } else {
-            let bit = v.rules().drop_right_bit(ch).ok_or_else(bad)?;
+            let Some(bit) = v.rules().drop_right_bit(ch) else {
+                return bad(problems);
+            };
             if pos.drop_rights & bit != 0 {
-                return Err(bad());
+                return bad(problems);
             }
             pos.drop_rights |= bit;
         }
     }
-    Ok(())
+    true
 }
 
-fn validate(pos: &Position, v: &Variant) -> Result<(), FenError> {
+/// The checks of the position a FEN sets up (RULES.md "impossible positions", the kings and
+/// the side not to move's safety), each reported with its square where there is one. Checks
+/// that read the side to move or the rights skip when those fields were bad.
+fn validate(pos: &Position, v: &Variant, side_ok: bool, rights_ok: bool, problems: &mut Problems) {
     if let Some(royal) = v.royal {
         for color in Color::ALL {
-            let on_board = pos.pieces_of(color, royal).count();
-            let in_pocket = u32::from(pos.pocket[color][royal.index()]);
-            if on_board + in_pocket != 1 {
-                return Err(FenError::KingCount {
-                    color,
-                    count: on_board + in_pocket,
-                });
+            let kings = pos.pieces_of(color, royal);
+            let count = kings.count() + u32::from(pos.pocket[color][royal.index()]);
+            if count != 1 {
+                // The second king on the board is the one too many.
+                let square = kings.into_iter().nth(1);
+                problems.push(
+                    FenError::KingCount { color, count },
+                    FenField::Board,
+                    square,
+                );
             }
         }
     }
     if let (Some(pawn), Some(promotion)) = (v.pawn, &v.promotion) {
         for color in Color::ALL {
-            if let Some(sq) = (pos.pieces_of(color, pawn) & promotion.forced[color]).first() {
-                return Err(FenError::PawnOnLastRank(sq));
+            for sq in pos.pieces_of(color, pawn) & promotion.forced[color] {
+                problems.push(FenError::PawnOnLastRank(sq), FenField::Board, Some(sq));
             }
         }
     }
     if let Some(pawn) = v.pawn {
         for color in Color::ALL {
-            if let Some(sq) = (pos.pieces_of(color, pawn) & v.pawn_unreachable[color]).first() {
-                return Err(FenError::PawnBehindStart(sq));
+            for sq in pos.pieces_of(color, pawn) & v.pawn_unreachable[color] {
+                problems.push(FenError::PawnBehindStart(sq), FenField::Board, Some(sq));
             }
         }
     }
     // Orphic's colour-bound bishops: a right per bishop in hand, both used up once both are
     // on the board (a captured bishop keeps its right used, and is not returned to a pocket).
-    if let Some(kind) = v.drops.as_ref().and_then(|d| d.colour_bound) {
+    if rights_ok && let Some(kind) = v.drops.as_ref().and_then(|d| d.colour_bound) {
         for color in Color::ALL {
             let bishops = u32::from(pos.pocket[color][kind.index()]);
             let rights = [true, false]
@@ -456,11 +738,15 @@ fn validate(pos: &Position, v: &Variant) -> Result<(), FenError> {
                 .filter(|&&light| pos.drop_rights & colour_right_bit(color, light) != 0)
                 .count() as u32;
             if bishops != rights {
-                return Err(FenError::BishopRightsMismatch {
-                    color,
-                    bishops,
-                    rights,
-                });
+                problems.push(
+                    FenError::BishopRightsMismatch {
+                        color,
+                        bishops,
+                        rights,
+                    },
+                    FenField::Rights,
+                    None,
+                );
             }
         }
     }
@@ -469,14 +755,18 @@ fn validate(pos: &Position, v: &Variant) -> Result<(), FenError> {
         && pos.occupied().is_empty()
         && pos.pocket.0.iter().flatten().all(|&n| n == 0)
     {
-        return Err(FenError::NoUnits);
+        problems.push(FenError::NoUnits, FenField::Board, None);
     }
-    if let Some(k) = pos.royal_square(!pos.side)
+    if side_ok
+        && let Some(k) = pos.royal_square(!pos.side)
         && pos.is_attacked(k, pos.occupied(), pos.by_color[pos.side], pos.side)
     {
-        return Err(FenError::OpponentInCheck);
+        problems.push(
+            FenError::OpponentInCheck { king: k },
+            FenField::Board,
+            Some(k),
+        );
     }
-    Ok(())
 }
 
 /// RULES.md fine points: the e.p. square counts only if it is empty, an enemy pawn stands just

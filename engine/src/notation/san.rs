@@ -7,6 +7,8 @@
 use crate::bitboard::Bitboard;
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::moves::{Move, MoveKind};
+use crate::notation::lenient::{SUFFIX_MARKS, parse_castling, san_parts};
+use crate::notation::refusal::Intent;
 use crate::notation::text::{MoveError, MoveText, MoveTextError, UCI_MAX_LEN};
 use crate::outcome::{GameStatus, Termination};
 use crate::piece::Piece;
@@ -137,44 +139,60 @@ impl Position {
         }
     }
 
-    /// Parses SAN leniently (check marks, annotations, `=` and `0-0` optional) and checks
-    /// legality.
+    /// Parses SAN leniently (check marks, annotations, `=` and `0-0` optional; a missing `x`
+    /// or more disambiguation than needed are accepted when exactly one legal move fits) and
+    /// checks legality.
     ///
     /// # Errors
-    /// [`MoveError::Syntax`] when the text has no SAN shape, [`MoveError::Illegal`] when no
-    /// legal move has this SAN.
+    /// [`MoveError::Syntax`] when the text has no SAN shape, [`MoveError::Illegal`] with the
+    /// reason when no legal move has this SAN (or several fit it).
     pub fn parse_san(&self, text: &str) -> Result<Move, MoveError> {
         let normalize = |s: &str| -> String {
-            s.trim_end_matches(['+', '#', '!', '?'])
-                .replace("0-0", "O-O")
+            s.trim_end_matches(SUFFIX_MARKS)
                 .chars()
                 .filter(|&c| c != '=')
                 .collect()
         };
-        let wanted = normalize(text);
-        if !san_shaped(&wanted, self.variant.size()) {
+        let wanted = match parse_castling(text) {
+            Some(true) => "O-O".to_owned(),
+            Some(false) => "O-O-O".to_owned(),
+            None => normalize(text),
+        };
+        let size = self.variant.size();
+        if !san_shaped(&wanted, size) {
             return Err(MoveError::Syntax(MoveTextError::Syntax(text.to_owned())));
         }
         let legal = self.legal_moves();
         let rivals = Rivals::new(&legal);
         let mut body = String::with_capacity(SAN_MAX_LEN);
-        legal
-            .iter()
-            .copied()
-            .find(|&m| {
-                body.clear();
-                self.write_san_body(m, &rivals, &mut body);
-                normalize(&body) == wanted
-            })
-            .ok_or_else(|| MoveError::Illegal {
-                text: text.to_owned(),
-                fen: self.fen(),
-            })
+        if let Some(m) = legal.iter().copied().find(|&m| {
+            body.clear();
+            self.write_san_body(m, &rivals, &mut body);
+            normalize(&body) == wanted
+        }) {
+            return Ok(m);
+        }
+        // The failure path: read the text by its parts to accept what fits one move only, or
+        // to say why it fits none.
+        let intent = if let Some(king_side) = parse_castling(&wanted) {
+            Intent::Castle { king_side }
+        } else if let Ok(drop) = MoveText::parse(&wanted, size) {
+            drop.intent()
+        } else if let Some(parts) = san_parts(&wanted, size) {
+            if let [m] = self.san_fits(parts, &legal)[..] {
+                return Ok(m);
+            }
+            Intent::San(parts)
+        } else {
+            return Err(MoveError::Syntax(MoveTextError::Syntax(text.to_owned())));
+        };
+        Err(self.refuse(text, intent))
     }
 }
 
 /// True when `s` (normalised: no suffix, no `=`) has the shape of SAN on a board of `size`:
-/// castling, or `[Piece][file][rank][x]<square>[Promotion]`, with files and ranks on the board.
+/// castling, a drop, or `[Piece][file][rank][x]<square>[Promotion]`, with files and ranks on
+/// the board.
 fn san_shaped(s: &str, size: crate::BoardSize) -> bool {
     if s == "O-O" || s == "O-O-O" {
         return true;
@@ -183,38 +201,7 @@ fn san_shaped(s: &str, size: crate::BoardSize) -> bool {
         // Drops are written the same in SAN and move text.
         return MoveText::parse(s, size).is_ok();
     }
-    if !s.is_ascii() {
-        return false;
-    }
-    let is_file = |c: u8| c.is_ascii_lowercase() && c - b'a' < size.files;
-    let rank_ok = |digits: &str| {
-        !digits.starts_with('0')
-            && digits
-                .parse::<u8>()
-                .is_ok_and(|r| (1..=size.ranks).contains(&r))
-    };
-    let mut core = s
-        .strip_prefix(|c: char| c.is_ascii_uppercase())
-        .unwrap_or(s);
-    if let Some(rest) = core.strip_suffix(|c: char| c.is_ascii_uppercase()) {
-        core = rest;
-    }
-    // The destination square ends the core: a file followed by one or two digits.
-    let digits = core.bytes().rev().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits > 2 || core.len() < digits + 1 {
-        return false;
-    }
-    let (head, rank) = core.split_at(core.len() - digits);
-    let (head, file) = head.split_at(head.len() - 1);
-    if !is_file(file.as_bytes()[0]) || !rank_ok(rank) {
-        return false;
-    }
-    // What precedes it: an optional origin file and/or rank, then an optional 'x'.
-    let head = head.strip_suffix('x').unwrap_or(head);
-    let head = head
-        .strip_prefix(|c: char| is_file(c as u8))
-        .unwrap_or(head);
-    head.is_empty() || rank_ok(head)
+    san_parts(s, size).is_some()
 }
 
 /// A move spelled out for clients: text, SAN and its parts.

@@ -6,6 +6,8 @@ use crate::moves::{Move, MoveKind};
 use crate::position::Position;
 use crate::quote::quote;
 
+use super::refusal::{IllegalReason, Intent, MoveRefusal};
+
 /// Longest move text: a relocation drop on a 10x10 board, `N@a10,b10`.
 pub(crate) const UCI_MAX_LEN: usize = 9;
 
@@ -55,19 +57,47 @@ pub enum MoveTextError {
 }
 
 /// Why a move was rejected in a position.
+///
+/// The message says why in words; [`MoveError::reason`] gives the same as a stable code.
+///
+/// # Examples
+/// ```
+/// use variant_engine::{IllegalReason, MoveError, MoveRefusal, Position, Registry};
+/// let pos = Position::new(Registry::builtin().get("chess").unwrap());
+/// let err = pos.parse_move("Ng1g3").unwrap_err();
+/// assert_eq!(err.reason(), MoveRefusal::PieceCannotMoveThere);
+/// assert!(err.to_string().ends_with("the knight on g1 cannot move to g3"), "{err}");
+/// assert!(matches!(
+///     pos.parse_move("Bg1f3").unwrap_err(),
+///     MoveError::Illegal { reason: IllegalReason::WrongPiece { .. }, .. }
+/// ));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
     /// The text does not parse.
     #[error(transparent)]
     Syntax(#[from] MoveTextError),
     /// The text parses but names no legal move here.
-    #[error("illegal move {} in position {fen}", quote(.text))]
+    #[error("illegal move {} in position {fen}: {reason}", quote(.text))]
     Illegal {
         /// The move text.
         text: String,
         /// The position's FEN.
         fen: String,
+        /// Why it is not legal.
+        reason: IllegalReason,
     },
+}
+
+impl MoveError {
+    /// The machine-readable reason: [`MoveRefusal::Unparsable`] for text of no move's shape,
+    /// else the code of the [`IllegalReason`].
+    pub fn reason(&self) -> MoveRefusal {
+        match self {
+            Self::Syntax(_) => MoveRefusal::Unparsable,
+            Self::Illegal { reason, .. } => reason.code(),
+        }
+    }
 }
 
 /// Splits leading `[a-z][0-9]{1,2}` off `s`.
@@ -184,6 +214,12 @@ impl Position {
     /// legal move.
     pub fn parse_uci(&self, text: &str) -> Result<Move, MoveError> {
         let parsed = MoveText::parse(text, self.variant.size())?;
+        self.find_text_move(parsed)
+            .ok_or_else(|| self.refuse(text, parsed.intent()))
+    }
+
+    /// The legal move `parsed` names, if any.
+    pub(crate) fn find_text_move(&self, parsed: MoveText) -> Option<Move> {
         let v = &*self.variant;
         // The text names its squares (and pieces) in full, so at most three moves can match it;
         // `is_legal` decides each without listing every legal move (replaying a request's move
@@ -220,14 +256,44 @@ impl Position {
                 None,
             ],
         };
-        candidates
-            .into_iter()
-            .flatten()
-            .find(|&m| self.is_legal(m))
-            .ok_or_else(|| MoveError::Illegal {
-                text: text.to_owned(),
-                fen: self.fen(),
-            })
+        candidates.into_iter().flatten().find(|&m| self.is_legal(m))
+    }
+
+    /// The error for `text`, which asked for `intent` and names no legal move: the failure
+    /// path, where the reason is worked out.
+    pub(crate) fn refuse(&self, text: &str, intent: Intent) -> MoveError {
+        MoveError::Illegal {
+            text: text.to_owned(),
+            fen: self.fen(),
+            reason: self.explain(intent),
+        }
+    }
+}
+
+impl MoveText {
+    /// What this text asks for, for the refusal analysis.
+    pub(crate) fn intent(self) -> Intent {
+        match self {
+            MoveText::Board {
+                from,
+                to,
+                promotion,
+            } => Intent::Board {
+                piece: None,
+                from,
+                to,
+                promotion,
+            },
+            MoveText::Drop {
+                letter,
+                to,
+                relocation,
+            } => Intent::Drop {
+                letter,
+                to,
+                relocation,
+            },
+        }
     }
 }
 

@@ -18,7 +18,7 @@ use crate::moves::{Move, MoveKind};
 use crate::outcome::{GameStatus, Termination};
 use crate::piece::Color;
 use crate::position::Position;
-use crate::rules::QuietHook;
+use crate::rules::{QuietHook, RuleRefusal};
 
 /// Points on one's tenth rank that win at the start of one's turn, and give "check" when a
 /// move reaches them.
@@ -102,6 +102,18 @@ pub(crate) fn allows(pos: &Position, m: Move) -> bool {
     !(suicide
         && !pos.pieces_by_color(us).more_than_one()
         && pos.pieces_by_color(!us).more_than_one())
+}
+
+/// Why [`allows`] refuses `m`, if it does: in check the move does not relieve it, otherwise it
+/// is a suicide capture with the last unit.
+pub(crate) fn refusal(pos: &Position, m: Move) -> Option<RuleRefusal> {
+    (filters_moves(pos) && !allows(pos, m)).then(|| {
+        if in_check(pos) {
+            RuleRefusal::CheckNotAnswered
+        } else {
+            RuleRefusal::LastUnitSuicide
+        }
+    })
 }
 
 /// Quiescence's hook: moves onto the tenth rank change a side's score, and reaching ten

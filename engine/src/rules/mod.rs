@@ -32,6 +32,18 @@ pub(crate) struct QuietHook {
     pub(crate) keep: fn(&Position, Move) -> bool,
 }
 
+/// Why a rule family refuses a move its pieces' movement allows: what move parsing reports
+/// (as an `IllegalReason` of `notation/refusal.rs`) when such a move is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RuleRefusal {
+    /// Orphic: until a side's king is on the board its board pieces may only capture.
+    CapturesOnlyBeforeKing,
+    /// Decima: in "check" only a capture that brings the opponent's score below ten counts.
+    CheckNotAnswered,
+    /// Decima: a suicide capture with one's own last unit that does not take the opponent's.
+    LastUnitSuicide,
+}
+
 /// Which terms the evaluation of a variant is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum EvalFamily {
@@ -79,6 +91,25 @@ impl RuleSet {
             // In check only a capture can lower the opponent's score.
             Self::Decima => !decima::in_check(pos),
             Self::Orphic => orphic::quiet_moves_allowed(pos),
+        }
+    }
+
+    /// Why quiet board moves are refused when [`RuleSet::quiet_moves_allowed`] says no (asked
+    /// only to explain a refused move).
+    pub(crate) const fn quiet_refusal(self) -> Option<RuleRefusal> {
+        match self {
+            Self::Standard => None,
+            Self::Decima => Some(RuleRefusal::CheckNotAnswered),
+            Self::Orphic => Some(RuleRefusal::CapturesOnlyBeforeKing),
+        }
+    }
+
+    /// Why the per-move rule ([`RuleSet::allows`]) refuses `m` here, if it does (asked only to
+    /// explain a refused move).
+    pub(crate) fn move_refusal(self, pos: &Position, m: Move) -> Option<RuleRefusal> {
+        match self {
+            Self::Standard | Self::Orphic => None,
+            Self::Decima => decima::refusal(pos, m),
         }
     }
 
