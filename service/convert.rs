@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use tonic::metadata::MetadataMap;
 use variant_engine::{
-    Clock, Color, FenError, GameStatus, LEVELS, Level, Limits, MAX_LEVEL, MoveDescription,
-    MoveDescriptionRef, PieceDef, Position, Refusal, Registry, ReplayError, Score, SearchInfo,
-    SearchOptions, SearchResult, SplitMix64, StopReason, Termination, Variant, Wdl, WinRateModel,
-    ladder, write_pgn,
+    Clock, Color, FenProblem, FenReport, GameStatus, LEVELS, Level, Limits, MAX_LEVEL,
+    MoveDescription, MoveDescriptionRef, PieceDef, Position, Refusal, Registry, ReplayError, Score,
+    SearchInfo, SearchOptions, SearchResult, SplitMix64, StopReason, Termination, Variant, Wdl,
+    WinRateModel, ladder, write_pgn,
 };
 
 use crate::{
@@ -226,7 +226,8 @@ pub fn replay_game(
     })
 }
 
-/// Checks a FEN (`ValidateFen`): valid with the normalised FEN, or every problem found.
+/// Checks a FEN (`ValidateFen`): valid with the normalised FEN, or every problem found, each
+/// naming its field and, where there is one, its square.
 ///
 /// # Errors
 /// [`ServiceError::UnknownVariant`]: a FEN cannot be judged without its variant.
@@ -235,45 +236,28 @@ pub fn validate_fen(
     request: pb::ValidateFenRequest,
 ) -> ServiceResult<pb::ValidateFenResponse> {
     let pb::ValidateFenRequest { variant, fen } = request;
-    let variant = registry.get(&variant)?;
-    Ok(match Position::from_fen(variant, &fen) {
-        Ok(pos) => pb::ValidateFenResponse {
-            valid: true,
-            fen: pos.fen(),
-            problems: Vec::new(),
-        },
-        Err(e) => pb::ValidateFenResponse {
-            valid: false,
-            fen: String::new(),
-            problems: vec![fen_problem(&e)],
-        },
+    let FenReport {
+        problems,
+        normalized,
+    } = variant_engine::validate_fen(&registry.get(&variant)?, &fen);
+    Ok(pb::ValidateFenResponse {
+        valid: problems.is_empty(),
+        fen: normalized.unwrap_or_default(),
+        problems: problems
+            .into_iter()
+            .map(
+                |FenProblem {
+                     error,
+                     field,
+                     square,
+                 }| pb::FenProblem {
+                    field: field.as_str().to_owned(),
+                    square: square.map(|sq| sq.to_string()).unwrap_or_default(),
+                    message: error.to_string(),
+                },
+            )
+            .collect(),
     })
-}
-
-/// One FEN problem as the API's `FenProblem`, with the field (and square) it concerns.
-fn fen_problem(e: &FenError) -> pb::FenProblem {
-    let (field, square) = match e {
-        FenError::Empty | FenError::TooManyFields { .. } => ("fields", None),
-        FenError::RankCount { .. }
-        | FenError::RankWidth { .. }
-        | FenError::BadPiece { .. }
-        | FenError::KingCount { .. }
-        | FenError::NoUnits
-        | FenError::OpponentInCheck => ("board", None),
-        FenError::PawnOnLastRank(sq) | FenError::PawnBehindStart(sq) => ("board", Some(*sq)),
-        FenError::BadPocket(_) | FenError::BishopRightsMismatch { .. } => ("pocket", None),
-        FenError::BadSide(_) => ("side", None),
-        FenError::BadRights(_) | FenError::CastlingWithoutPieces { .. } => ("castling", None),
-        FenError::BadEnPassant(_) => ("en_passant", None),
-        // The engine names the clocks in words ("half-move clock").
-        FenError::BadClock { field, .. } if field.starts_with("half") => ("halfmove", None),
-        FenError::BadClock { .. } => ("fullmove", None),
-    };
-    pb::FenProblem {
-        field: field.to_owned(),
-        square: square.map(|sq| sq.to_string()).unwrap_or_default(),
-        message: e.to_string(),
-    }
 }
 
 /// The error for a move the engine refused: the game was over, or the engine's reason.
@@ -951,8 +935,11 @@ mod tests {
 
     #[test]
     fn unset_limits_get_the_default_movetime() {
-        let (l, options) = limits(&caps(), None).expect("defaults are valid");
-        assert_eq!(options, SearchOptions::default());
+        let pos = Position::new(Registry::builtin().get("chess").expect("chess"));
+        let (l, options) = limits(&caps(), &pos, None).expect("defaults are valid");
+        // Unset seed: a fresh one, and no table clearing.
+        assert_eq!((options.skill_level, options.fresh_table), (None, false));
+        assert_eq!(options.features, SearchOptions::default().features);
         assert_eq!(l.depth, None);
         assert_eq!(l.movetime, Some(Duration::from_secs(1)));
         assert_eq!((l.threads, l.multipv), (1, 1));
@@ -961,6 +948,7 @@ mod tests {
     #[test]
     fn each_out_of_range_limit_names_its_field() {
         let caps = caps();
+        let pos = Position::new(Registry::builtin().get("chess").expect("chess"));
         let cases = [
             (
                 "limits.depth",
@@ -1006,7 +994,7 @@ mod tests {
             ),
         ];
         for (field, l) in cases {
-            let err = limits(&caps, Some(l)).expect_err(field);
+            let err = limits(&caps, &pos, Some(l)).expect_err(field);
             assert!(err.to_string().starts_with(field), "{err}");
         }
     }

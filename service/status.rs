@@ -16,7 +16,7 @@ use std::{collections::HashMap, time::Duration};
 
 use tonic::{Code, Status, metadata::MetadataValue};
 use tonic_types::{ErrorDetails, StatusExt as _};
-use variant_engine::MoveError;
+use variant_engine::{IllegalReason, MoveError, MoveRefusal};
 
 use crate::error::ServiceError;
 
@@ -35,7 +35,9 @@ pub mod reason {
     pub const UNPARSABLE_MOVE: &str = "UNPARSABLE_MOVE";
     /// A move text parses but names no legal move in its position.
     pub const ILLEGAL_MOVE: &str = "ILLEGAL_MOVE";
-    /// A move was sent for a finished game (a position with no legal moves).
+    /// SAN that fits several legal moves (`ErrorInfo.metadata["candidates"]` lists them).
+    pub const AMBIGUOUS_MOVE: &str = "AMBIGUOUS_MOVE";
+    /// A move was sent for a finished game (`metadata["termination"]` names the ending).
     pub const GAME_OVER: &str = "GAME_OVER";
     /// `position.moves` is longer than the server's `--max-moves`.
     pub const TOO_MANY_MOVES: &str = "TOO_MANY_MOVES";
@@ -70,12 +72,34 @@ fn busy(retry_after: Duration, metadata: HashMap<String, String>) -> ErrorDetail
     details
 }
 
-/// The reason for a move the engine refused.
+/// The reason for a move the engine refused: `UNPARSABLE_MOVE`, `AMBIGUOUS_MOVE` or
+/// `ILLEGAL_MOVE` (clients branch on these few), and the engine's finer refusal code.
 fn move_reason(error: &MoveError) -> &'static str {
-    match error {
-        MoveError::Syntax(_) => reason::UNPARSABLE_MOVE,
-        MoveError::Illegal { .. } => reason::ILLEGAL_MOVE,
+    match error.reason() {
+        MoveRefusal::Unparsable => reason::UNPARSABLE_MOVE,
+        MoveRefusal::Ambiguous => reason::AMBIGUOUS_MOVE,
+        MoveRefusal::GameOver => reason::GAME_OVER,
+        _ => reason::ILLEGAL_MOVE,
     }
+}
+
+/// `ErrorInfo` metadata of a refused move: its index (for a list), the engine's refusal code
+/// (`LEAVES_KING_IN_CHECK`, `PROMOTION_REQUIRED`, ...) and, for ambiguous SAN, the candidate
+/// moves.
+fn move_metadata(error: &MoveError, index: Option<usize>) -> HashMap<String, String> {
+    let mut metadata = HashMap::new();
+    if let Some(index) = index {
+        metadata.insert("index".to_owned(), index.to_string());
+    }
+    metadata.insert("refusal".to_owned(), error.reason().as_str().to_owned());
+    if let MoveError::Illegal {
+        reason: IllegalReason::Ambiguous { candidates },
+        ..
+    } = error
+    {
+        metadata.insert("candidates".to_owned(), candidates.join(" "));
+    }
+    metadata
 }
 
 /// `ErrorInfo` metadata from key/value pairs.
@@ -109,7 +133,12 @@ impl From<ServiceError> for Status {
             ),
             ServiceError::InvalidMove(e) => (
                 Code::InvalidArgument,
-                invalid(move_reason(e), "move".into(), &message, HashMap::new()),
+                invalid(
+                    move_reason(e),
+                    "move".into(),
+                    &message,
+                    move_metadata(e, None),
+                ),
                 None,
             ),
             ServiceError::MoveList { index, source, .. } => (
@@ -118,7 +147,7 @@ impl From<ServiceError> for Status {
                     move_reason(source),
                     format!("position.moves[{index}]"),
                     &message,
-                    meta([("index", index.to_string())]),
+                    move_metadata(source, Some(*index)),
                 ),
                 None,
             ),
@@ -128,7 +157,7 @@ impl From<ServiceError> for Status {
                     move_reason(source),
                     format!("limits.search_moves[{index}]"),
                     &message,
-                    meta([("index", index.to_string())]),
+                    move_metadata(source, Some(*index)),
                 ),
                 None,
             ),
@@ -300,6 +329,11 @@ mod tests {
             source: MoveError::Illegal {
                 text: "e2e5".into(),
                 fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
+                reason: IllegalReason::NoPieceToMove {
+                    square: "e2".parse().expect("a square"),
+                    side: variant_engine::Color::White,
+                    occupant: None,
+                },
             },
         });
         let details = status.get_error_details();

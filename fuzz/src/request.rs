@@ -41,8 +41,8 @@ static CAPS: LazyLock<Caps> = LazyLock::new(|| {
 static SEARCH: LazyLock<Mutex<Searcher>> =
     LazyLock::new(|| Mutex::new(Searcher::new(SearcherConfig { hash_mb: 1 })));
 
-/// Decodes `data` as `LegalMovesRequest`, `ApplyMoveRequest`, `BestMoveRequest` and
-/// `PerftRequest` in turn and handles every one that decodes. Returns how many were answered
+/// Decodes `data` as `LegalMovesRequest`, `ApplyMoveRequest`, `BestMoveRequest`,
+/// `PerftRequest`, `ReplayGameRequest` and `ValidateFenRequest` in turn and handles every one that decodes. Returns how many were answered
 /// without an error (useful to see that the corpus reaches the engine).
 pub(crate) fn handle_request(data: &[u8]) -> usize {
     let mut answered = 0;
@@ -57,6 +57,12 @@ pub(crate) fn handle_request(data: &[u8]) -> usize {
     }
     if let Ok(request) = pb::PerftRequest::decode(data) {
         answered += usize::from(perft_request(request).is_ok());
+    }
+    if let Ok(request) = pb::ReplayGameRequest::decode(data) {
+        answered += usize::from(convert::replay_game(&REGISTRY, &CAPS, request).is_ok());
+    }
+    if let Ok(request) = pb::ValidateFenRequest::decode(data) {
+        answered += usize::from(convert::validate_fen(&REGISTRY, request).is_ok());
     }
     answered
 }
@@ -85,7 +91,10 @@ fn apply_move(request: pb::ApplyMoveRequest) -> Result<pb::ApplyMoveResponse, St
 fn best_move(request: pb::BestMoveRequest) -> Result<pb::BestMoveResponse, Status> {
     let pb::BestMoveRequest { position, limits } = request;
     let pos = Game::from_proto(&REGISTRY, &CAPS, position)?.position;
-    let (mut limits, options) = convert::limits(&CAPS, limits)?;
+    let (mut limits, options) = convert::limits(&CAPS, &pos, limits)?;
+    if let Some(finished) = convert::finished_best_move(&pos) {
+        return Ok(finished);
+    }
     // Nodes, not time, bound the search: deterministic and fast whatever the request asked.
     limits.nodes = Some(
         limits
@@ -136,6 +145,7 @@ mod tests {
             variant: "chess".into(),
             fen: String::new(),
             moves: vec!["e2e4".into()],
+            draw_claims: false,
         });
         let best = pb::BestMoveRequest {
             position: start.clone(),

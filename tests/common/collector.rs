@@ -247,6 +247,7 @@ pub async fn make_calls(channel: tonic::transport::Channel) {
             variant: "chess".into(),
             fen: String::new(),
             moves: vec!["e2e4".into(), "e7e5".into()],
+            draw_claims: false,
         })
     };
     let limits = || {

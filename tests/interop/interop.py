@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import grpc
 from google.rpc import error_details_pb2
@@ -93,6 +94,9 @@ def run(addr, pb, pb_grpc):
               f"bad FEN -> {err.code().name}: {err.details()}")
 
     check_error_details(stub, pb)
+    check_clock_game(stub, pb)
+    check_levels_and_seeds(stub, pb)
+    check_records(stub, pb)
 
     reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
     responses = reflection.ServerReflectionInfo(
@@ -143,6 +147,16 @@ def check_error_details(stub, pb):
                              move="e7e5")),
         ("GAME_OVER", "move",
          pb.ApplyMoveRequest(position=pb.Position(variant="chess", moves=mated), move="a2a3")),
+        ("GAME_OVER", "position.moves[8]",
+         pb.ApplyMoveRequest(position=pb.Position(
+             variant="chess", moves=["g1f3", "g8f6", "f3g1", "f6g8"] * 2 + ["e2e4"]),
+             move="e7e5")),
+        ("AMBIGUOUS_MOVE", "move",
+         pb.ApplyMoveRequest(position=pb.Position(
+             variant="chess", fen="4k3/8/8/8/8/8/8/R3K2R w - - 0 1"), move="Rd1")),
+        ("ILLEGAL_MOVE", "move",
+         pb.ApplyMoveRequest(position=pb.Position(
+             variant="chess", fen="4k3/8/8/8/8/8/8/R3K2R w - - 0 1"), move="e1e3")),
         ("TOO_MANY_MOVES", "position.moves",
          pb.ApplyMoveRequest(position=pb.Position(
              variant="chess", moves=["g1f3", "g8f6", "f3g1", "f6g8"] * 251), move="e2e4")),
@@ -155,6 +169,14 @@ def check_error_details(stub, pb):
         check(info is not None and info.reason == reason and info.domain == DOMAIN
               and bad is not None and bad.field_violations[0].field == field,
               f"{reason} on {field}: {err.details()}")
+    for field, limits in [("limits.level", pb.Limits(level=9)),
+                          ("limits.search_moves[0]", pb.Limits(search_moves=["e2e5"]))]:
+        err = refused(lambda: stub.BestMove(pb.BestMoveRequest(
+            position=pb.Position(variant="chess"), limits=limits), timeout=TIMEOUT),
+            grpc.StatusCode.INVALID_ARGUMENT)
+        details = error_details(err)
+        check(details["BadRequest"].field_violations[0].field == field,
+              f"{details['ErrorInfo'].reason} on {field}: {err.details()}")
     err = refused(lambda: stub.BestMove(pb.BestMoveRequest(
         position=pb.Position(variant="chess"), limits=pb.Limits(depth=999)), timeout=TIMEOUT),
         grpc.StatusCode.INVALID_ARGUMENT)
@@ -191,6 +213,71 @@ def check_error_details(stub, pb):
           f"SEARCH_BUSY with RetryInfo {retry.retry_delay.ToMilliseconds()} ms "
           f"= retry-after-ms {trailer}")
     hold.cancel()
+
+
+def check_clock_game(stub, pb):
+    """A whole clock game between level 8 and level 4 through BestMove with `clock`: no flag
+    falls, and level 8's thinking time follows its clock (it uses a share of what is left)."""
+    base_ms, inc_ms = 4_000, 40
+    clock = {"white": base_ms, "black": base_ms}
+    moves, used = [], {"white": [], "black": []}
+    levels = {"white": 8, "black": 4}
+    status = None
+    for ply in range(400):
+        side = "white" if ply % 2 == 0 else "black"
+        limits = pb.Limits(level=levels[side], clock=pb.Clock(
+            white_ms=clock["white"], black_ms=clock["black"],
+            white_increment_ms=inc_ms, black_increment_ms=inc_ms))
+        started = time.monotonic()
+        best = stub.BestMove(pb.BestMoveRequest(
+            position=pb.Position(variant="chess", moves=moves), limits=limits), timeout=TIMEOUT)
+        spent = int((time.monotonic() - started) * 1000)
+        if not best.HasField("move"):
+            status = best.status
+            break
+        if spent > clock[side]:
+            raise AssertionError(f"{side} flagged at ply {ply}: {spent} ms of {clock[side]} ms")
+        used[side].append((clock[side], spent))
+        clock[side] += inc_ms - spent
+        moves.append(best.move.uci)
+        status = best.status
+    check(len(moves) >= 20, f"clock game: {len(moves)} plies, ended {pb.Termination.Name(status.reason)}"
+          f", clocks left {clock['white']} / {clock['black']} ms")
+    early = [spent for left, spent in used["white"][:10]]
+    check(max(early) < base_ms / 4 and sum(early) > 10,
+          f"level 8 follows its clock: first moves took {early} ms of {base_ms} ms")
+
+
+def check_levels_and_seeds(stub, pb):
+    """Level 2 without a seed varies from game to game; with the same seed it repeats."""
+    def game(seed):
+        moves = []
+        for _ in range(12):
+            limits = pb.Limits(level=2, seed=seed) if seed is not None else pb.Limits(level=2)
+            best = stub.BestMove(pb.BestMoveRequest(
+                position=pb.Position(variant="chess", moves=moves), limits=limits),
+                timeout=TIMEOUT)
+            moves.append(best.move.uci)
+        return moves
+    check(game(11) == game(11), "level 2 with seed 11 plays the same game twice")
+    check(game(None) != game(None), "level 2 without a seed plays two different games")
+    levels = stub.ListVariants(pb.ListVariantsRequest(), timeout=TIMEOUT).variants[0].levels
+    check([l.level for l in levels] == list(range(1, 9)), "ListVariants lists levels 1..8")
+
+
+def check_records(stub, pb):
+    """ReplayGame and ValidateFen answer as a game backend needs."""
+    replay = stub.ReplayGame(pb.ReplayGameRequest(
+        position=pb.Position(variant="chess", moves=["f3", "e5", "g4", "Qh4"]), fens=True),
+        timeout=TIMEOUT)
+    check([m.san for m in replay.moves] == ["f3", "e5", "g4", "Qh4#"] and len(replay.fens) == 4
+          and '[Result "0-1"]' in replay.pgn,
+          f"ReplayGame: SAN, FENs and PGN ({replay.pgn.splitlines()[-1]})")
+    report = stub.ValidateFen(pb.ValidateFenRequest(
+        variant="chess", fen="4k3/8/8/8/8/8/8/P3K3 x KQ - 0 1"), timeout=TIMEOUT)
+    fields = [p.field for p in report.problems]
+    check(not report.valid and len(fields) >= 2 and "side" in fields,
+          f"ValidateFen lists every problem: {fields}")
 
 
 def main():

@@ -214,8 +214,9 @@ pub enum GameError {
         index: usize,
         /// The move's text.
         text: String,
-        /// Why it cannot be played.
-        source: MoveError,
+        /// Why it cannot be played (boxed: a refusal's reason is large, and this error is
+        /// rare).
+        source: Box<MoveError>,
     },
 }
 
@@ -323,10 +324,10 @@ pub fn play_game(
         let m = pos
             .parse_uci(text)
             .map_err(|source| GameError::OpeningMove {
+                source: Box::new(source),
                 fen: start_fen.to_owned(),
                 index,
                 text: text.clone(),
-                source,
             })?;
         opening_san.push(pos.san(m));
         texts.push(pos.uci(m));
