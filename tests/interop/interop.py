@@ -153,10 +153,10 @@ def check_error_details(stub, pb):
              move="e7e5")),
         ("AMBIGUOUS_MOVE", "move",
          pb.ApplyMoveRequest(position=pb.Position(
-             variant="chess", fen="4k3/8/8/8/8/8/8/R3K2R w - - 0 1"), move="Rd1")),
+             variant="chess", fen="4k3/8/8/8/8/8/4K3/R6R w - - 0 1"), move="Rd1")),
         ("ILLEGAL_MOVE", "move",
          pb.ApplyMoveRequest(position=pb.Position(
-             variant="chess", fen="4k3/8/8/8/8/8/8/R3K2R w - - 0 1"), move="e1e3")),
+             variant="chess", fen="4k3/8/8/8/8/8/4K3/R6R w - - 0 1"), move="e2e4")),
         ("TOO_MANY_MOVES", "position.moves",
          pb.ApplyMoveRequest(position=pb.Position(
              variant="chess", moves=["g1f3", "g8f6", "f3g1", "f6g8"] * 251), move="e2e4")),
