@@ -215,6 +215,19 @@ def check_error_details(stub, pb):
     hold.cancel()
 
 
+def best_move(stub, request):
+    """BestMove as a well-behaved client calls it: a SEARCH_BUSY refusal (the one slot may still
+    be freeing after an earlier cancelled call) is retried after a short wait."""
+    for _ in range(100):
+        try:
+            return stub.BestMove(request, timeout=TIMEOUT)
+        except grpc.RpcError as err:
+            if err.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise
+            time.sleep(0.05)
+    raise AssertionError("the search slot stayed busy for 5 s")
+
+
 def check_clock_game(stub, pb):
     """A whole clock game between level 8 and level 4 through BestMove with `clock`: no flag
     falls, and level 8's thinking time follows its clock (it uses a share of what is left)."""
@@ -229,8 +242,8 @@ def check_clock_game(stub, pb):
             white_ms=clock["white"], black_ms=clock["black"],
             white_increment_ms=inc_ms, black_increment_ms=inc_ms))
         started = time.monotonic()
-        best = stub.BestMove(pb.BestMoveRequest(
-            position=pb.Position(variant="chess", moves=moves), limits=limits), timeout=TIMEOUT)
+        best = best_move(stub, pb.BestMoveRequest(
+            position=pb.Position(variant="chess", moves=moves), limits=limits))
         spent = int((time.monotonic() - started) * 1000)
         if not best.HasField("move"):
             status = best.status
@@ -254,9 +267,8 @@ def check_levels_and_seeds(stub, pb):
         moves = []
         for _ in range(12):
             limits = pb.Limits(level=2, seed=seed) if seed is not None else pb.Limits(level=2)
-            best = stub.BestMove(pb.BestMoveRequest(
-                position=pb.Position(variant="chess", moves=moves), limits=limits),
-                timeout=TIMEOUT)
+            best = best_move(stub, pb.BestMoveRequest(
+                position=pb.Position(variant="chess", moves=moves), limits=limits))
             moves.append(best.move.uci)
         return moves
     check(game(11) == game(11), "level 2 with seed 11 plays the same game twice")
