@@ -843,7 +843,7 @@ mod tests {
         ]);
         assert!(out.contains("unknown variant"), "{out}");
         assert!(out.contains("invalid fen"), "{out}");
-        assert!(out.contains("move 0 (e2e5)"), "{out}");
+        assert!(out.contains("move 0 (\"e2e5\")"), "{out}");
     }
 
     /// The moves of the `bestmove` lines in `out`.
