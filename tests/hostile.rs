@@ -356,46 +356,52 @@ async fn refused_moves(client: &mut Client, moves: &[&str]) -> Status {
 async fn long_and_failing_move_lists_are_replayed_or_refused_by_index() {
     let _serial = SERIAL.lock().await;
     let mut s = start_with(slots(2, 4)).await;
-    // 1000 legal moves (knights out and back; repetitions do not end the game today).
+    // 1000 moves of knights out and back: the third repetition ends the game at index 8, and
+    // every call refuses the rest at once, naming that index (RULES.md: a finished game takes
+    // no more moves).
     let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
     let moves: Vec<&str> = shuffle.iter().copied().cycle().take(1_000).collect();
     let started = Instant::now();
-    let legal = s
-        .client
-        .legal_moves(pb::LegalMovesRequest {
-            position: Some(position("chess", "", &moves)),
-            ..Default::default()
-        })
-        .await
-        .expect("1000 moves replay")
-        .into_inner();
-    assert_eq!(legal.moves().len(), 20);
-    let perft = s
-        .client
-        .perft(pb::PerftRequest {
-            position: Some(position("chess", "", &moves)),
-            depth: 3,
-            split: true,
-        })
-        .await
-        .expect("perft after 1000 moves")
-        .into_inner();
-    assert_eq!(perft.nodes, 8_902);
-    let best = s
-        .client
-        .best_move(with_timeout(
-            pb::BestMoveRequest {
+    let game_over = |err: tonic::Status| {
+        assert!(
+            err.message().contains("position.moves[8]") && err.message().contains("threefold"),
+            "{err:?}"
+        );
+    };
+    game_over(
+        s.client
+            .legal_moves(pb::LegalMovesRequest {
                 position: Some(position("chess", "", &moves)),
-                limits: Some(pb::Limits {
-                    depth: 3,
-                    ..Default::default()
-                }),
-            },
-            PROMPT * 5,
-        ))
-        .await
-        .expect("search after 1000 moves");
-    assert!(best.into_inner().r#move.is_some());
+                ..Default::default()
+            })
+            .await
+            .expect_err("moves after the end"),
+    );
+    game_over(
+        s.client
+            .perft(pb::PerftRequest {
+                position: Some(position("chess", "", &moves)),
+                depth: 3,
+                split: true,
+            })
+            .await
+            .expect_err("moves after the end"),
+    );
+    game_over(
+        s.client
+            .best_move(with_timeout(
+                pb::BestMoveRequest {
+                    position: Some(position("chess", "", &moves)),
+                    limits: Some(pb::Limits {
+                        depth: 3,
+                        ..Default::default()
+                    }),
+                },
+                PROMPT * 5,
+            ))
+            .await
+            .expect_err("moves after the end"),
+    );
     eprintln!("1000-move list: three calls in {:?}", started.elapsed());
 
     let too_many: Vec<&str> = shuffle.iter().copied().cycle().take(1_001).collect();
@@ -407,11 +413,11 @@ async fn long_and_failing_move_lists_are_replayed_or_refused_by_index() {
             .map(|i| i.reason.clone()),
         Some("TOO_MANY_MOVES".into())
     );
-    let mut failing = moves[..999].to_vec();
+    let mut failing = moves[..7].to_vec();
     failing.push("e1e8");
     let status = refused_moves(&mut s.client, &failing).await;
     assert!(
-        status.message().starts_with("position.moves[999] \"e1e8\""),
+        status.message().starts_with("position.moves[7] \"e1e8\""),
         "{}",
         status.message()
     );
@@ -420,7 +426,7 @@ async fn long_and_failing_move_lists_are_replayed_or_refused_by_index() {
         details
             .bad_request()
             .map(|b| b.field_violations[0].field.clone()),
-        Some("position.moves[999]".into())
+        Some("position.moves[7]".into())
     );
     assert_healthy(&mut s, "long move lists").await;
 }
