@@ -84,13 +84,7 @@ impl Game {
         caps: &Caps,
         position: Option<pb::Position>,
     ) -> ServiceResult<Game> {
-        let pb::Position {
-            variant,
-            fen,
-            moves,
-            draw_claims,
-        } = position.ok_or(ServiceError::Missing("position"))?;
-        let mut pos = start_position(registry, caps, &variant, &fen, draw_claims, moves.len())?;
+        let (mut pos, fen, moves) = unplayed(registry, caps, position)?;
         let played = pos.replay(moves).map_err(
             |ReplayError {
                  index,
@@ -137,6 +131,22 @@ impl Game {
     }
 }
 
+/// A request's position before its moves are played, with its FEN text and its moves list.
+fn unplayed(
+    registry: &Registry,
+    caps: &Caps,
+    position: Option<pb::Position>,
+) -> ServiceResult<(Position, String, Vec<String>)> {
+    let pb::Position {
+        variant,
+        fen,
+        moves,
+        draw_claims,
+    } = position.ok_or(ServiceError::Missing("position"))?;
+    let pos = start_position(registry, caps, &variant, &fen, draw_claims, moves.len())?;
+    Ok((pos, fen, moves))
+}
+
 /// The start position of a request (the variant's start for an empty FEN), after checking
 /// the length of its moves list.
 fn start_position(
@@ -173,13 +183,7 @@ pub fn replay_game(
     request: pb::ReplayGameRequest,
 ) -> ServiceResult<pb::ReplayGameResponse> {
     let pb::ReplayGameRequest { position, fens } = request;
-    let pb::Position {
-        variant,
-        fen,
-        moves,
-        draw_claims,
-    } = position.ok_or(ServiceError::Missing("position"))?;
-    let mut pos = start_position(registry, caps, &variant, &fen, draw_claims, moves.len())?;
+    let (mut pos, _, moves) = unplayed(registry, caps, position)?;
     let start_fen = pos.fen();
     let mut described = Vec::with_capacity(moves.len());
     let mut after = Vec::with_capacity(if fens { moves.len() } else { 0 });

@@ -64,7 +64,7 @@ pub enum ServiceError {
         source: MoveError,
     },
     /// A move was sent for a position whose game is over (it has no legal moves).
-    #[error("{field} {} cannot be played: the game is over ({})", quote(.text), termination_text(*.reason))]
+    #[error("{field} {} cannot be played: the game is over ({})", quote(.text), .reason.describe())]
     GameOver {
         /// Where the move was.
         field: MoveField,
@@ -149,8 +149,3 @@ pub enum ServiceError {
 
 /// Result alias for request handling.
 pub type ServiceResult<T> = Result<T, ServiceError>;
-
-/// Words for a game ending, as in the .proto's `Termination` comments.
-pub fn termination_text(reason: Termination) -> &'static str {
-    reason.describe()
-}

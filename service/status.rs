@@ -167,10 +167,7 @@ impl From<ServiceError> for Status {
                     reason::GAME_OVER,
                     field.to_string(),
                     &message,
-                    meta([(
-                        "termination",
-                        crate::error::termination_text(*reason).to_owned(),
-                    )]),
+                    meta([("termination", reason.describe().to_owned())]),
                 ),
                 None,
             ),

@@ -315,6 +315,32 @@ fn skill_levels_are_deterministic_given_the_seed() {
     );
 }
 
+#[test]
+fn a_skill_level_completes_its_first_iteration_on_a_tiny_node_budget() {
+    // The pick needs every candidate line scored; a tiny node cap must not cut depth 1 short.
+    let pos = Position::new(Registry::builtin().get("opulent").unwrap());
+    let limits = Limits {
+        nodes: Some(10),
+        ..Limits::default()
+    };
+    let weak = SearchOptions {
+        skill_level: Some(0),
+        seed: 3,
+        ..SearchOptions::default()
+    };
+    let r = searcher().search(&pos, &limits, &weak, &AtomicBool::new(false), &mut |_| {});
+    assert!(r.depth >= 1, "depth {}", r.depth);
+    assert!(
+        r.nodes > 10,
+        "the first iteration ran past the cap: {}",
+        r.nodes
+    );
+    // Without a skill level the node limit holds from the first node.
+    let full = search(&pos, &limits);
+    assert!(full.nodes < 10 + 2_048, "{}", full.nodes);
+    assert!(full.nodes < r.nodes, "{} vs {}", full.nodes, r.nodes);
+}
+
 mod random_positions {
     use super::*;
     use proptest::prelude::*;

@@ -102,7 +102,7 @@ impl Ending {
     /// The kind of ending, without details: the key of the match's endings tally.
     pub fn kind(&self) -> &'static str {
         match self {
-            Self::Rules(t) => termination_text(*t),
+            Self::Rules(t) => t.describe(),
             Self::TimeForfeit => "time forfeit",
             Self::IllegalMove(_) => "illegal move",
             Self::Crash => "engine crashed",
@@ -129,11 +129,6 @@ impl Ending {
             other => other.kind().to_owned(),
         }
     }
-}
-
-/// The rule book's name of an ending.
-pub fn termination_text(t: Termination) -> &'static str {
-    t.describe()
 }
 
 /// One move as played, with what its engine said about it.

@@ -41,17 +41,20 @@ const fn level(level: u8, skill: Option<u8>, nodes: u64, millis: u64) -> Level {
     }
 }
 
-/// The eight levels, weakest first. The skill level's random pick among the best four moves
-/// makes the weak levels human-like and varied; it is strong medicine (even skill 18 throws
-/// away hundreds of Elo), so level 7 plays without it and differs from level 8 by nodes
-/// alone. Each step roughly triples the nodes; the measured Elo of each step is in the ladder.
+/// The eight levels, weakest first. Below level 7 a level plays a skill level: a seeded
+/// random pick among the best four moves that favours good moves and makes a blunder's chance
+/// fall off exponentially with its cost (see `skill_pick`), which keeps the weak levels
+/// human-like and varied. Each step raises the skill, which cools the pick and deepens the
+/// depth cap, and multiplies the nodes by about 2.5, so every step gains on both counts;
+/// level 7 plays its best move and differs from level 8 by nodes alone. The measured Elo of
+/// each step is in the ladder.
 pub const LEVELS: [Level; 8] = [
     level(1, Some(0), 100, 50),
-    level(2, Some(9), 500, 100),
-    level(3, Some(11), 1_500, 150),
-    level(4, Some(13), 4_000, 200),
-    level(5, Some(15), 10_000, 300),
-    level(6, Some(17), 25_000, 400),
+    level(2, Some(4), 300, 100),
+    level(3, Some(7), 800, 150),
+    level(4, Some(10), 2_000, 200),
+    level(5, Some(13), 5_000, 300),
+    level(6, Some(16), 12_000, 400),
     level(7, None, 30_000, 600),
     Level {
         level: 8,
@@ -206,7 +209,7 @@ mod tests {
         LEVELS[3].apply(&mut limits, &mut options);
         assert_eq!(limits.nodes, Some(100));
         assert_eq!(limits.movetime, Some(Duration::from_millis(200)));
-        assert_eq!((limits.threads, options.skill_level), (1, Some(13)));
+        assert_eq!((limits.threads, options.skill_level), (1, Some(10)));
         let mut full = Limits {
             threads: 4,
             ..Limits::default()

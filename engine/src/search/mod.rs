@@ -226,6 +226,7 @@ impl Searcher {
             nodes: AtomicU64::new(0),
             features,
             lmr: LmrTable::new(),
+            whole_first_iteration: options.skill_level.is_some_and(|l| l < 20),
         };
         let skill = options.skill_level.filter(|&l| l < 20);
         let no_limit = limits.depth.is_none()
@@ -589,33 +590,132 @@ fn aspiration(td: &mut ThreadData, depth: i32, pv_idx: usize) {
     }
 }
 
-/// Skill levels: Stockfish's rule. Among the multi-PV lines, add to each score a penalty for
-/// being worse than the best plus a seeded random bonus, both scaled by the weakness, and play
-/// the highest; weaker levels also search shallower (see [`Searcher::search`]).
+/// The temperature of skill level `level`'s random pick, in centipawns: 320 at skill 0,
+/// falling by 16% a step to about 12 at skill 19.
+pub(crate) fn skill_temperature(level: u8) -> f64 {
+    320.0 * 0.84_f64.powi(i32::from(level))
+}
+
+/// Skill levels: a seeded random choice among the multi-PV lines, each line weighted by
+/// `exp(-(best - score) / T)` with the skill's temperature `T`. A move as good as the best is
+/// always as likely as the best, a slightly worse one nearly so, and a blunder's chance falls
+/// off exponentially with its cost, more steeply at higher skill: weak levels make the
+/// mistakes a weak player makes (cheap inaccuracies often, a lost piece now and then), and
+/// each skill step makes them rarer. A line that walks into a forced mate is never chosen
+/// while a line that does not exists. Weaker levels also search shallower (see
+/// [`Searcher::search`]).
 fn skill_pick(lines: &[(RootMove, u32)], level: u8, seed: u64) -> (Option<&RootMove>, i32) {
     let Some((top, _)) = lines.first() else {
         return (None, 0);
     };
-    let weakness = 120 - 2 * i64::from(level);
-    let top_score = i64::from(top.prev_score);
-    let last = lines
-        .last()
-        .map_or(top_score, |(rm, _)| i64::from(rm.prev_score));
-    let delta = (top_score - last).min(100);
+    let temperature = skill_temperature(level);
+    let top_score = lines
+        .iter()
+        .map(|(rm, _)| rm.prev_score)
+        .max()
+        .unwrap_or(top.prev_score);
+    let safe = |rm: &RootMove| rm.prev_score > -MATE_BOUND || top_score <= -MATE_BOUND;
+    let weight = |rm: &RootMove| {
+        // Beyond 20 temperatures a line's weight is nil anyway; the clamp keeps exp finite.
+        let gap = f64::from(top_score.saturating_sub(rm.prev_score)).min(20.0 * temperature);
+        (-gap / temperature).exp()
+    };
+    let total: f64 = lines
+        .iter()
+        .filter(|(rm, _)| safe(rm))
+        .map(|(rm, _)| weight(rm))
+        .sum();
     let mut rng = SplitMix64(seed ^ 0x9e37_79b9_7f4a_7c15);
-    let mut best = top;
-    let mut max_score = i64::MIN;
-    for (rm, _) in lines {
-        let s = i64::from(rm.prev_score);
-        if s <= -i64::from(MATE_BOUND) && best.prev_score > -MATE_BOUND {
-            continue;
+    // 53 random bits as a uniform draw in [0, total).
+    let mut draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+    let mut chosen = top;
+    for (rm, _) in lines.iter().filter(|(rm, _)| safe(rm)) {
+        chosen = rm;
+        let w = weight(rm);
+        if draw < w {
+            break;
         }
-        let push =
-            (weakness * (top_score - s) + delta * (rng.next_u64() % weakness as u64) as i64) / 128;
-        if s + push >= max_score {
-            max_score = s + push;
-            best = rm;
-        }
+        draw -= w;
     }
-    (Some(best), best.prev_score)
+    (Some(chosen), chosen.prev_score)
+}
+
+#[cfg(test)]
+mod skill_tests {
+    use super::*;
+    use crate::geometry::Square;
+
+    /// Root lines with the given scores, moves a1→b1, a1→c1, ...
+    fn lines(scores: &[i32]) -> Vec<(RootMove, u32)> {
+        (1u8..)
+            .zip(scores)
+            .map(|(to, &score)| {
+                let mv = Move::normal(Square::new(0), Square::new(to));
+                let rm = RootMove {
+                    mv,
+                    score,
+                    prev_score: score,
+                    pv: vec![mv],
+                    seldepth: 1,
+                    nodes: 0,
+                };
+                (rm, 1)
+            })
+            .collect()
+    }
+
+    /// How often each line is picked over `draws` seeds at `skill`.
+    fn counts(lines: &[(RootMove, u32)], skill: u8, draws: u64) -> Vec<u64> {
+        let mut counts = vec![0; lines.len()];
+        for seed in 0..draws {
+            let (pick, score) = skill_pick(lines, skill, seed.wrapping_mul(0x2545_f491));
+            let i = lines
+                .iter()
+                .position(|(rm, _)| Some(rm.mv) == pick.map(|p| p.mv))
+                .expect("picks one of the lines");
+            assert_eq!(score, lines[i].0.prev_score);
+            counts[i] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn better_moves_are_likelier_and_blunders_fade_with_skill() {
+        // Best, a small inaccuracy, a lost pawn, a lost piece.
+        let l = lines(&[50, 30, -60, -300]);
+        let weak = counts(&l, 0, 4000);
+        let strong = counts(&l, 16, 4000);
+        assert!(weak.windows(2).all(|w| w[0] > w[1]), "{weak:?}");
+        assert!(
+            weak[3] > 100,
+            "a beginner drops a piece now and then: {weak:?}"
+        );
+        assert_eq!(strong[3], 0, "skill 16 never drops a piece: {strong:?}");
+        assert!(
+            strong[0] > weak[0] && strong[3] < weak[3],
+            "{weak:?} {strong:?}"
+        );
+        // The expected loss falls with every skill step.
+        let loss = |skill| {
+            let c = counts(&l, skill, 4000);
+            c.iter()
+                .zip([0, 20, 110, 350])
+                .map(|(n, cost)| n * cost)
+                .sum::<u64>()
+        };
+        let losses: Vec<u64> = (0..20).step_by(3).map(loss).collect();
+        assert!(losses.windows(2).all(|w| w[0] > w[1]), "{losses:?}");
+    }
+
+    #[test]
+    fn equal_moves_are_equally_likely_and_mated_lines_are_never_picked() {
+        let l = lines(&[10, 10, -MATE + 4]);
+        let c = counts(&l, 0, 4000);
+        assert_eq!(c[2], 0, "walks into mate: {c:?}");
+        assert!(c[0].abs_diff(c[1]) < 300, "{c:?}");
+        // When every line is mated, one is still played.
+        let lost = lines(&[-MATE + 6, -MATE + 4]);
+        assert_eq!(counts(&lost, 5, 50).iter().sum::<u64>(), 50);
+        assert_eq!(skill_pick(&[], 3, 1).0.map(|rm| rm.mv), None);
+    }
 }

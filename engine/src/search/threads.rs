@@ -51,6 +51,9 @@ pub(crate) struct Shared<'a> {
     pub(crate) features: Features,
     /// Late-move reduction table.
     pub(crate) lmr: LmrTable,
+    /// The node limit waits until the first iteration is complete (skill levels: their
+    /// random pick needs every candidate line searched, however small the budget).
+    pub(crate) whole_first_iteration: bool,
 }
 
 /// One root move and what the last search of it found.
@@ -311,13 +314,18 @@ impl<'a> ThreadData<'a> {
         self.nodes += 1;
         self.unflushed += 1;
         let sh = self.shared;
+        let node_limited = self.root_depth > 1 || !sh.whole_first_iteration;
         if self.unflushed >= NODE_BATCH {
             let total = sh.nodes.fetch_add(self.unflushed, Ordering::Relaxed) + self.unflushed;
             self.unflushed = 0;
-            if sh.time.check_up(sh.stop, &sh.abort, total) {
+            if sh
+                .time
+                .check_up(sh.stop, &sh.abort, node_limited.then_some(total))
+            {
                 self.stopped = true;
             }
-        } else if sh.time.has_node_limit()
+        } else if node_limited
+            && sh.time.has_node_limit()
             && sh
                 .time
                 .nodes_exhausted(sh.nodes.load(Ordering::Relaxed) + self.unflushed)

@@ -125,12 +125,18 @@ impl TimeManager {
         self.nodes.is_some_and(|n| nodes >= n)
     }
 
-    /// The single stop check: returns true when the search must stop now.
+    /// The single stop check: returns true when the search must stop now. `nodes` is the
+    /// count to hold against the node limit, `None` while the limit does not apply yet.
     #[inline]
-    pub(crate) fn check_up(&self, stop: &AtomicBool, abort: &AtomicBool, nodes: u64) -> bool {
+    pub(crate) fn check_up(
+        &self,
+        stop: &AtomicBool,
+        abort: &AtomicBool,
+        nodes: Option<u64>,
+    ) -> bool {
         stop.load(Ordering::Relaxed)
             || abort.load(Ordering::Relaxed)
-            || self.nodes_exhausted(nodes)
+            || nodes.is_some_and(|n| self.nodes_exhausted(n))
             || self.hard.is_some_and(|h| self.elapsed() >= h)
     }
 

@@ -74,6 +74,13 @@ pub enum RpcKind {
     /// `BestMove` with `--movetime-ms`.
     #[value(name = "best_move")]
     BestMove,
+    /// `ReplayGame` of a sample's whole moves list (one call per game).
+    #[value(name = "replay_game")]
+    ReplayGame,
+    /// The same game as a client without `ReplayGame` replays it: one `ApplyMove` per ply,
+    /// each sending the moves so far (one request in the figures = one whole game).
+    #[value(name = "apply_loop")]
+    ApplyLoop,
     /// `Echo` (the transport floor).
     #[value(name = "echo")]
     Echo,
@@ -89,6 +96,8 @@ impl RpcKind {
             RpcKind::LegalMoves => "legal_moves",
             RpcKind::ApplyMove => "apply_move",
             RpcKind::BestMove => "best_move",
+            RpcKind::ReplayGame => "replay_game",
+            RpcKind::ApplyLoop => "apply_loop",
             RpcKind::Echo => "echo",
             RpcKind::Mix => "mix",
         }
@@ -751,6 +760,25 @@ async fn one_call(
             .map(|r| {
                 best = r.into_inner().r#move.map(|m| sample.legal.contains(&m.uci));
             }),
+        RpcKind::ReplayGame => client
+            .replay_game(request(
+                pb::ReplayGameRequest {
+                    position: Some(sample.position.clone()),
+                    fens: false,
+                },
+                plan.deadline,
+                token,
+            ))
+            .await
+            .and_then(|r| {
+                let (got, want) = (r.get_ref().moves.len(), sample.position.moves.len());
+                if got == want {
+                    Ok(())
+                } else {
+                    Err(Status::internal(format!("replayed {got} of {want} moves")))
+                }
+            }),
+        RpcKind::ApplyLoop => apply_loop(client, &sample.position, plan, token).await,
         RpcKind::Echo | RpcKind::Mix => client
             .echo(request(
                 pb::EchoRequest {
@@ -775,6 +803,34 @@ async fn one_call(
         entry.legal_answers += 1;
         entry.legal_wrong += u64::from(!right);
     }
+}
+
+/// Replays `position`'s moves one `ApplyMove` at a time, each call sending the moves before
+/// the one it applies, as a client without `ReplayGame` must; stops at the first error.
+async fn apply_loop(
+    client: &mut GameEngineClient<Channel>,
+    position: &pb::Position,
+    plan: &Plan,
+    token: Option<&MetadataValue<tonic::metadata::Ascii>>,
+) -> Result<(), Status> {
+    let mut so_far = pb::Position {
+        moves: Vec::with_capacity(position.moves.len()),
+        ..position.clone()
+    };
+    for mv in &position.moves {
+        client
+            .apply_move(request(
+                pb::ApplyMoveRequest {
+                    position: Some(so_far.clone()),
+                    r#move: mv.clone(),
+                },
+                plan.deadline,
+                token,
+            ))
+            .await?;
+        so_far.moves.push(mv.clone());
+    }
+    Ok(())
 }
 
 /// A worker's two views of one channel: the generated client, and the raw one
