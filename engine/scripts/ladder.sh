@@ -28,7 +28,12 @@ for low in 1 2 3 4 5 6 7; do
 done
 for low in 1 2 3 4 5 6 7; do
   # "Elo (pentanomial, per pair): +123.4 ± 56.7 (...)"
-  read -r elo margin < <(sed -n 's/^Elo (pentanomial, per pair): *\([-+0-9.]*\) ± \([0-9.]*\).*/\1 \2/p' "$out/$low-$((low + 1)).summary")
+  elo='' margin=''
+  read -r elo margin < <(sed -n 's/^Elo (pentanomial, per pair): *\([-+0-9.]*\) ± \([0-9.]*\).*/\1 \2/p' "$out/$low-$((low + 1)).summary") || true
   played=$(sed -n 's/^games \([0-9]*\) .*/\1/p' "$out/$low-$((low + 1)).summary")
+  if [[ -z ${elo:-} || -z ${margin:-} || -z $played ]]; then
+    echo "ladder: no Elo line in $out/$low-$((low + 1)).summary (match summary format changed?)" >&2
+    exit 1
+  fi
   printf '%s\t%s\t%s\t%s\t%s\n' "$variant" "$low" "${elo#+}" "$margin" "$played"
 done

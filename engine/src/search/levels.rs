@@ -44,9 +44,11 @@ const fn level(level: u8, skill: Option<u8>, nodes: u64, millis: u64) -> Level {
 /// The eight levels, weakest first. Below level 7 a level plays a skill level: a seeded
 /// random pick among the best four moves that favours good moves and makes a blunder's chance
 /// fall off exponentially with its cost (see `skill_pick`), which keeps the weak levels
-/// human-like and varied. Each step raises the skill, which cools the pick and deepens the
-/// depth cap, and multiplies the nodes by about 2.5, so every step gains on both counts;
-/// level 7 plays its best move and differs from level 8 by nodes alone. The measured Elo of
+/// human-like and varied. Up to level 6 each step raises the skill, which cools the pick and
+/// deepens the depth cap, and multiplies the nodes by about 2.5, so every step gains on both
+/// counts. Level 7 has about level 6's nodes but plays its best move and spends them all on
+/// one line (a skill level searches four), which is worth a full step by itself; level 8
+/// differs from level 7 by nodes alone. The measured Elo of
 /// each step is in the ladder.
 pub const LEVELS: [Level; 8] = [
     level(1, Some(0), 100, 50),
@@ -54,8 +56,8 @@ pub const LEVELS: [Level; 8] = [
     level(3, Some(7), 800, 150),
     level(4, Some(10), 2_000, 200),
     level(5, Some(13), 5_000, 300),
-    level(6, Some(16), 12_000, 400),
-    level(7, None, 30_000, 600),
+    level(6, Some(18), 14_000, 400),
+    level(7, None, 16_000, 600),
     Level {
         level: 8,
         skill_level: None,
