@@ -207,6 +207,13 @@ async fn levels_and_seeds_vary_or_reproduce_the_moves() {
         let levels: Vec<u32> = v.levels.iter().map(|l| l.level).collect();
         assert_eq!(levels, (1..=8).collect::<Vec<_>>(), "{}", v.name);
         assert!(v.levels[0].max_nodes > 0 && v.levels[7].max_nodes == 0);
+        // The measured ladder: level 8 at 0, every level below it weaker than the next, each
+        // step from at least 100 games.
+        assert_eq!((v.levels[7].elo, v.levels[7].games), (0, 0), "{}", v.name);
+        for pair in v.levels.windows(2) {
+            assert!(pair[0].elo < pair[1].elo, "{}: {:?}", v.name, v.levels);
+            assert!(pair[0].games >= 100 && pair[0].elo_margin > 0, "{}", v.name);
+        }
     }
 }
 

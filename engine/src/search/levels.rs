@@ -231,6 +231,10 @@ mod tests {
                 "{variant}: every step must gain strength"
             );
         }
+        for variant in ["chess", "opulent", "soho", "decima", "orphic"] {
+            let ladder = ladder(variant).expect("every built-in variant has a measured ladder");
+            assert!(ladder[..7].iter().all(|l| l.games >= 100), "{variant}");
+        }
         for variant in rows.iter().map(|r| r.0.as_str()) {
             if let Some(ladder) = ladder(variant) {
                 assert!(ladder.windows(2).all(|w| w[0].elo < w[1].elo), "{variant}");
