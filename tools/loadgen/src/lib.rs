@@ -329,8 +329,13 @@ pub struct LoadgenArgs {
     /// Plies per random walk when building the sample positions (every position along each
     /// walk is a sample). The default keeps to openings and early middlegames; longer walks
     /// reach later phases (for Orphic: past the drop phase).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=200))]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub walk_plies: u32,
+    /// Keep only the last position of each walk as a sample (whole games of `--walk-plies`
+    /// plies, or shorter where a walk reached the end of the game), for `replay_game` and
+    /// `apply_loop`.
+    #[arg(long)]
+    pub whole_walks: bool,
     /// What `LegalMoves` calls ask for: every field of every move, or move texts only.
     #[arg(long, value_enum, default_value_t = LegalDetail::Full)]
     pub legal_detail: LegalDetail,
@@ -660,6 +665,7 @@ async fn samples(
                 moves: Vec::new(),
                 draw_claims: false,
             };
+            let mut last_legal = Vec::new();
             for _ in 0..=args.walk_plies {
                 let legal: Vec<String> = client
                     .legal_moves(request(
@@ -678,16 +684,42 @@ async fn samples(
                     .map(|m| m.uci)
                     .collect();
                 if legal.is_empty() {
+                    last_legal = legal;
                     break; // Game over: keep what we have.
                 }
                 let next = legal[pick_index(rng, legal.len())].clone();
-                samples.push(Sample {
-                    position: position.clone(),
-                    legal,
-                });
+                if !args.whole_walks {
+                    samples.push(Sample {
+                        position: position.clone(),
+                        legal: legal.clone(),
+                    });
+                }
+                last_legal = legal;
                 position.moves.push(next);
             }
+            if args.whole_walks {
+                // A walk that ran its length drew one move more than it keeps: drop it, so
+                // that the moves list and its legal moves stay in step. (A walk that reached
+                // the end of the game kept every move, and no legal move follows.)
+                if !last_legal.is_empty() {
+                    position.moves.pop();
+                }
+                samples.push(Sample {
+                    position,
+                    legal: last_legal,
+                });
+            }
         }
+    }
+    if args.whole_walks {
+        let plies: Vec<String> = samples
+            .iter()
+            .map(|s| format!("{} {}", s.position.variant, s.position.moves.len()))
+            .collect();
+        eprintln!(
+            "loadgen: whole walks (variant, plies): {}",
+            plies.join(", ")
+        );
     }
     Ok(samples)
 }
@@ -1001,6 +1033,7 @@ fn summarize(
         map.insert("rpc".into(), json!(args.rpc.name()));
         map.insert("legal_detail".into(), json!(args.legal_detail.name()));
         map.insert("walk_plies".into(), json!(args.walk_plies));
+        map.insert("whole_walks".into(), json!(args.whole_walks));
         map.insert("decode".into(), json!(args.decode.name()));
         map.insert("mode".into(), json!(mode));
         map.insert("concurrency".into(), json!(args.concurrency));
