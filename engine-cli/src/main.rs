@@ -3,11 +3,13 @@
 //! With no arguments it speaks UCI on stdin/stdout ([`uci`]). Subcommands: `perft` (move-path
 //! counts), `bench` (the search signature, [`bench`](mod@bench)), `match` (a refereed match
 //! between two UCI engines, this one included, [`matches`]), `tune-data` (labelled positions
-//! for the tuner, [`tunedata`]) and `tune` (fits a variant's evaluation weights to such
+//! for the tuner, [`tunedata`]), `datagen` (scored positions for training a network,
+//! [`datagen`](mod@datagen)) and `tune` (fits a variant's evaluation weights to such
 //! positions and writes them as a parameter file). The library itself never prints;
 //! everything that talks to a terminal or a protocol lives in this package.
 
 mod bench;
+mod datagen;
 mod matches;
 mod tunedata;
 mod uci;
@@ -63,6 +65,9 @@ enum Command {
     /// Writes quiet self-play positions labelled with the game result, for `tune`
     /// (resumable: run it again with the same arguments to continue).
     TuneData(TuneDataArgs),
+    /// Writes scored quiet self-play positions with their game results in the binary format
+    /// the network trainer reads (resumable: run it again with the same arguments).
+    Datagen(DatagenArgs),
     /// Fits a variant's evaluation weights to labelled positions (Texel's method) and writes
     /// them as a parameter file.
     Tune(TuneArgs),
@@ -103,6 +108,32 @@ struct TuneArgs {
     out: std::path::PathBuf,
 }
 
+/// Arguments of `datagen`.
+#[derive(Debug, Args)]
+struct DatagenArgs {
+    /// Variant name.
+    #[arg(long)]
+    variant: String,
+    /// Games the output file should hold.
+    #[arg(long, default_value_t = 1000)]
+    games: u64,
+    /// Nodes per move.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: u64,
+    /// Games played at once (one search thread each).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Random plies of each opening.
+    #[arg(long, default_value_t = 8)]
+    plies: usize,
+    /// Output file (binary; see engine/src/nnue/data.rs).
+    #[arg(long)]
+    out: std::path::PathBuf,
+}
+
 /// Arguments of `tune-data`.
 #[derive(Debug, Args)]
 struct TuneDataArgs {
@@ -138,6 +169,7 @@ fn main() -> ExitCode {
         Some(Command::Match(args)) => match_main(&args),
         Some(Command::TuneData(args)) => tune_data_main(&args),
         Some(Command::Tune(args)) => tune_main(&args),
+        Some(Command::Datagen(args)) => datagen_main(&args),
     }
 }
 
@@ -263,6 +295,38 @@ fn tune_data_main(args: &TuneDataArgs) -> ExitCode {
         opening_plies: args.plies,
     };
     match tunedata::run(&variant, &cfg, &args.out, &mut io::stderr()) {
+        Ok(n) => {
+            eprintln!("wrote {n} positions to {}", args.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn datagen_main(args: &DatagenArgs) -> ExitCode {
+    let variant = match Registry::builtin().get(&args.variant) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    let cfg = tunedata::TuneDataConfig {
+        games: args.games,
+        nodes: args.nodes,
+        seed: args.seed,
+        opening_plies: args.plies,
+    };
+    match datagen::run(
+        &variant,
+        &cfg,
+        args.threads as usize,
+        &args.out,
+        &mut io::stderr(),
+    ) {
         Ok(n) => {
             eprintln!("wrote {n} positions to {}", args.out.display());
             ExitCode::SUCCESS

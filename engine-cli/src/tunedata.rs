@@ -148,13 +148,16 @@ fn white_score(winner: Option<Color>) -> &'static str {
     }
 }
 
-/// Plays game `index` and returns its quiet positions' FENs and White's score.
-fn play_game(
+/// Plays game `index`, handing each quiet position and its search score (centipawns, White's
+/// view) to `keep`; returns White's score for the game: `1`, `0.5` or `0`. `datagen` plays
+/// its games through this too.
+pub fn play_game(
     variant: &Arc<Variant>,
     cfg: &TuneDataConfig,
     index: u64,
     searcher: &Searcher,
-) -> (Vec<String>, &'static str) {
+    mut keep: impl FnMut(&Position, i32),
+) -> &'static str {
     searcher.clear();
     let seed = cfg
         .seed
@@ -177,16 +180,15 @@ fn play_game(
         ..Limits::default()
     };
     let options = SearchOptions::default();
-    let mut fens = Vec::new();
     let mut streak = 0usize;
     let mut last_sign = 0;
     for ply in 0..MAX_PLIES {
         if let GameStatus::Finished { winner, .. } = pos.status() {
-            return (fens, white_score(winner));
+            return white_score(winner);
         }
         let r = searcher.search(&pos, &limits, &options, &stop, &mut |_| {});
         let Some(m) = r.best_move else {
-            return (fens, "0.5");
+            return "0.5";
         };
         let side_sign = if pos.side_to_move() == Color::White {
             1
@@ -202,8 +204,11 @@ fn play_game(
             && !matches!(m.kind(), MoveKind::Promotion { .. })
             && cp.is_some_and(|c| c.abs() <= MAX_ABS_SCORE)
             && pos.repetitions() <= 1;
-        if ply >= SKIP_PLIES && quiet {
-            fens.push(pos.fen());
+        if ply >= SKIP_PLIES
+            && quiet
+            && let Some(c) = cp
+        {
+            keep(&pos, c * side_sign);
         }
         let white_view = match r.score {
             Score::Mate(n) => n.signum() * 100_000,
@@ -223,11 +228,11 @@ fn play_game(
         };
         last_sign = sign;
         if streak >= ADJUDICATE_PLIES {
-            return (fens, if sign > 0 { "1" } else { "0" });
+            return if sign > 0 { "1" } else { "0" };
         }
         pos.play(m);
     }
-    (fens, "0.5")
+    "0.5"
 }
 
 /// Runs (or resumes) a `tune-data` run writing to `path`, with progress lines on `progress`;
@@ -268,7 +273,10 @@ pub fn run(
     let mut written = 0u64;
     let mut results = [0u64; 3];
     for index in done + 1..=cfg.games {
-        let (fens, result) = play_game(variant, cfg, index, &searcher);
+        let mut fens = Vec::new();
+        let result = play_game(variant, cfg, index, &searcher, |pos, _| {
+            fens.push(pos.fen())
+        });
         let mut text = String::new();
         for fen in &fens {
             text.push_str(fen);

@@ -30,6 +30,7 @@
 //! | `movegen`, `make`, `status` | legal moves, make/unmake, the game status and check tests |
 //! | `notation/` | FEN (and reports of every problem of one), move text in strict and lenient forms, SAN, move descriptions, and why a refused move is refused |
 //! | `perft`, `replay`, `registry`, `samples` | move-path counts, replaying move lists, the built-in variants, sample positions |
+//! | `nnue/` | the learned evaluation: network files, the incremental accumulator, and the training data format |
 //! | `eval/` | static evaluation (terms, weights as data, the Texel tuner), with Decima's and Orphic's own terms |
 //! | `search/` | the `Searcher` and everything it owns (alpha-beta, quiescence, ordering, threads, TT) |
 #![warn(missing_docs, unreachable_pub)]
@@ -43,6 +44,7 @@ mod make;
 mod movegen;
 mod movement;
 mod moves;
+mod nnue;
 mod notation;
 mod outcome;
 mod perft;
@@ -68,6 +70,14 @@ pub use geometry::{BoardSize, ParseSquareError, Square};
 pub use movegen::MoveList;
 pub use movement::BetzaError;
 pub use moves::{Move, MoveKind};
+pub use nnue::data::{
+    DataError, DataReader, PackedPosition, Record, decode_piece, features as data_features,
+    header as data_header, scan as scan_data, write_game,
+};
+pub use nnue::{
+    MAGIC as NET_MAGIC, NetError, Network, QA, QB, SCALE as NET_SCALE, board_feature, input_count,
+    pocket_feature,
+};
 pub use notation::{
     FenError, FenField, FenProblem, FenReport, IllegalReason, MoveDescription, MoveDescriptionRef,
     MoveError, MoveRefusal, MoveText, MoveTextError, validate_fen,

@@ -1,0 +1,466 @@
+//! A learned evaluation (NNUE): a small network per variant, trained on our own self-play
+//! (`variant-engine datagen`, then `nnue-train`), evaluated with integer arithmetic and an
+//! accumulator the search updates incrementally from the squares each move touches.
+//!
+//! The network, for one variant with `K` piece kinds:
+//! - **inputs**, per perspective (White's and Black's): one per (relative colour, kind,
+//!   square), `2 * K * 100` in all (squares in the engine's 10x10 index space; the board is
+//!   mirrored top to bottom for Black, so both perspectives see their own pieces moving up),
+//!   plus, for variants with pockets, `2 * K` count inputs (pieces in hand, each counted as
+//!   often as it is held);
+//! - **one hidden layer** of `H` neurons per perspective, shared weights, squared clipped
+//!   linear activation (`clamp(x, 0, 1)^2`);
+//! - **output**: one neuron over the side to move's `H` activations followed by the other
+//!   side's, times [`SCALE`] centipawns.
+//!
+//! Quantisation: first-layer weights and biases are `i16` in units of `1/QA` ([`QA`] = 255),
+//! so the accumulator holds `QA * x`; output weights are `i16` in units of `1/QB` ([`QB`] =
+//! 64), at most 127 in size (the trainer clips them to ±1.98), and the output bias is an
+//! `i32` in units of `1/(QA * QB)`. The squared activations are summed in `i32` per block of
+//! 128 neurons (at most `128 * 255² * 127 < 2³¹`) and the blocks in `i64`, so no input
+//! overflows. The quantised output equals the float network's within the bound tested in
+//! `tests` (rounding of each weight to its grid).
+//!
+//! File format (little-endian), written by `nnue-train` and read by [`Network::from_bytes`]:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 8 | magic `VNNUE001` |
+//! | 2 + n | variant name length, name (UTF-8) |
+//! | 1, 1, 1, 1 | files, ranks, kinds `K`, pocket inputs (0 or 1) |
+//! | 2 | hidden size `H` |
+//! | 2 · inputs · H | first-layer weights, input-major (`i16`) |
+//! | 2 · H | first-layer biases (`i16`) |
+//! | 2 · 2H | output weights, side to move's half first (`i16`) |
+//! | 4 | output bias (`i32`) |
+
+pub(crate) mod data;
+
+use std::sync::Arc;
+
+use crate::geometry::{SQUARE_COUNT, Square};
+use crate::piece::{Color, Piece};
+use crate::position::Position;
+use crate::variant::Variant;
+
+/// Scale of the first layer's quantisation.
+pub const QA: i32 = 255;
+/// Scale of the output layer's quantisation.
+pub const QB: i32 = 64;
+/// Centipawns per unit of the network's output.
+pub const SCALE: i32 = 400;
+/// Largest hidden layer a file may declare.
+pub(crate) const MAX_HIDDEN: usize = 1024;
+/// The file's first eight bytes.
+pub const MAGIC: &[u8; 8] = b"VNNUE001";
+
+/// Squares per input block (the engine's 10x10 index space).
+const SQUARES: usize = SQUARE_COUNT;
+
+/// The board input of a piece of `color` and kind index `kind` on `sq`, seen from
+/// `perspective`, for a variant with `kinds` kinds on a board of `ranks` ranks.
+#[inline]
+pub fn board_feature(
+    perspective: Color,
+    color: Color,
+    kind: usize,
+    sq: Square,
+    ranks: u8,
+    kinds: usize,
+) -> usize {
+    let rel = usize::from(color != perspective);
+    let oriented = match perspective {
+        Color::White => sq.index(),
+        Color::Black => usize::from(ranks - 1 - sq.rank()) * 10 + usize::from(sq.file()),
+    };
+    (rel * kinds + kind) * SQUARES + oriented
+}
+
+/// The pocket-count input of `color`'s pieces of kind index `kind` in hand, seen from
+/// `perspective` (it follows the `2 * kinds * 100` board inputs).
+#[inline]
+pub fn pocket_feature(perspective: Color, color: Color, kind: usize, kinds: usize) -> usize {
+    let rel = usize::from(color != perspective);
+    2 * kinds * SQUARES + rel * kinds + kind
+}
+
+/// Number of inputs per perspective for a variant with `kinds` kinds.
+pub fn input_count(kinds: usize, pocket: bool) -> usize {
+    2 * kinds * SQUARES + if pocket { 2 * kinds } else { 0 }
+}
+
+/// Why a network file was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetError {
+    /// The file does not start with [`MAGIC`].
+    #[error("not a network file (no VNNUE001 header)")]
+    Magic,
+    /// The file ends before its declared contents.
+    #[error("network file truncated: {0} bytes short")]
+    Truncated(usize),
+    /// The file has bytes after its declared contents.
+    #[error("network file has {0} trailing bytes")]
+    Trailing(usize),
+    /// A header field is out of range.
+    #[error("network header: {0}")]
+    Header(String),
+    /// The network was made for another variant or board.
+    #[error("network is for {found}, not {expected}")]
+    Variant {
+        /// What the file says.
+        found: String,
+        /// The variant it was loaded for.
+        expected: String,
+    },
+    /// An output weight is too large for the overflow-free sum.
+    #[error("output weight {0} out of range (|w| <= 127)")]
+    OutputWeight(i16),
+}
+
+/// A quantised network for one variant (see the module documentation).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    variant: String,
+    files: u8,
+    ranks: u8,
+    kinds: usize,
+    pocket: bool,
+    hidden: usize,
+    w1: Vec<i16>,
+    b1: Vec<i16>,
+    w2: Vec<i16>,
+    b2: i32,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Network")
+            .field("variant", &self.variant)
+            .field("kinds", &self.kinds)
+            .field("pocket", &self.pocket)
+            .field("hidden", &self.hidden)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A little-endian reader over a byte slice.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], NetError> {
+        let end = self.at + n;
+        if end > self.bytes.len() {
+            return Err(NetError::Truncated(end - self.bytes.len()));
+        }
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+
+    fn u8(&mut self) -> Result<u8, NetError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u16(&mut self) -> Result<u16, NetError> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    fn i16s(&mut self, n: usize) -> Result<Vec<i16>, NetError> {
+        let b = self.take(2 * n)?;
+        Ok(b.chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect())
+    }
+}
+
+impl Network {
+    /// Builds a network from its parts (the trainer's export and the tests).
+    ///
+    /// # Errors
+    /// [`NetError::Header`] when a size does not match, [`NetError::OutputWeight`] when an
+    /// output weight exceeds 127 in size.
+    #[allow(clippy::too_many_arguments, reason = "the file's fields, in order")]
+    pub fn from_parts(
+        variant: &Variant,
+        hidden: usize,
+        w1: Vec<i16>,
+        b1: Vec<i16>,
+        w2: Vec<i16>,
+        b2: i32,
+    ) -> Result<Self, NetError> {
+        let kinds = variant.kind_count();
+        let pocket = variant.has_drops();
+        let inputs = input_count(kinds, pocket);
+        if hidden == 0 || hidden > MAX_HIDDEN {
+            return Err(NetError::Header(format!("hidden size {hidden}")));
+        }
+        if w1.len() != inputs * hidden || b1.len() != hidden || w2.len() != 2 * hidden {
+            return Err(NetError::Header("layer sizes do not match".into()));
+        }
+        if let Some(&w) = w2.iter().find(|w| w.unsigned_abs() > 127) {
+            return Err(NetError::OutputWeight(w));
+        }
+        Ok(Self {
+            variant: variant.name().to_owned(),
+            files: variant.files(),
+            ranks: variant.ranks(),
+            kinds,
+            pocket,
+            hidden,
+            w1,
+            b1,
+            w2,
+            b2,
+        })
+    }
+
+    /// Reads a network file made for `variant`.
+    ///
+    /// # Errors
+    /// [`NetError`] naming what is wrong with the file.
+    pub fn from_bytes(bytes: &[u8], variant: &Variant) -> Result<Self, NetError> {
+        let mut r = Reader { bytes, at: 0 };
+        if r.take(8).map_err(|_| NetError::Magic)? != MAGIC {
+            return Err(NetError::Magic);
+        }
+        let name_len = usize::from(r.u16()?);
+        let name = String::from_utf8_lossy(r.take(name_len)?).into_owned();
+        let (files, ranks, kinds, pocket) = (r.u8()?, r.u8()?, r.u8()?, r.u8()?);
+        let expected = format!(
+            "{} ({}x{}, {} kinds)",
+            variant.name(),
+            variant.files(),
+            variant.ranks(),
+            variant.kind_count()
+        );
+        if name != variant.name()
+            || files != variant.files()
+            || ranks != variant.ranks()
+            || usize::from(kinds) != variant.kind_count()
+            || (pocket != 0) != variant.has_drops()
+        {
+            return Err(NetError::Variant {
+                found: format!("{name} ({files}x{ranks}, {kinds} kinds)"),
+                expected,
+            });
+        }
+        let hidden = usize::from(r.u16()?);
+        if hidden == 0 || hidden > MAX_HIDDEN {
+            return Err(NetError::Header(format!("hidden size {hidden}")));
+        }
+        let inputs = input_count(usize::from(kinds), pocket != 0);
+        let w1 = r.i16s(inputs * hidden)?;
+        let b1 = r.i16s(hidden)?;
+        let w2 = r.i16s(2 * hidden)?;
+        let b = r.take(4)?;
+        let b2 = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        if r.at != bytes.len() {
+            return Err(NetError::Trailing(bytes.len() - r.at));
+        }
+        Self::from_parts(variant, hidden, w1, b1, w2, b2)
+    }
+
+    /// The file form of the network ([`Network::from_bytes`] reads it back).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 + 2 * self.w1.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(self.variant.len() as u16).to_le_bytes());
+        out.extend_from_slice(self.variant.as_bytes());
+        out.extend_from_slice(&[
+            self.files,
+            self.ranks,
+            self.kinds as u8,
+            u8::from(self.pocket),
+        ]);
+        out.extend_from_slice(&(self.hidden as u16).to_le_bytes());
+        for w in self.w1.iter().chain(&self.b1).chain(&self.w2) {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.b2.to_le_bytes());
+        out
+    }
+
+    /// The variant the network was trained for.
+    pub fn variant_name(&self) -> &str {
+        &self.variant
+    }
+
+    /// Hidden neurons per perspective.
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// Adds (`sign` = 1) or removes (`sign` = -1) input `feature`'s column to `acc`.
+    #[inline]
+    fn column(&self, acc: &mut [i16], feature: usize, sign: i16) {
+        let col = &self.w1[feature * self.hidden..(feature + 1) * self.hidden];
+        if sign > 0 {
+            for (a, &w) in acc.iter_mut().zip(col) {
+                *a = a.wrapping_add(w);
+            }
+        } else {
+            for (a, &w) in acc.iter_mut().zip(col) {
+                *a = a.wrapping_sub(w);
+            }
+        }
+    }
+
+    /// Adds or removes `piece` on `sq` in both perspectives of `acc` (White's half first).
+    #[inline]
+    pub(crate) fn update(&self, acc: &mut [i16], piece: Piece, sq: Square, sign: i16) {
+        let (white, black) = acc.split_at_mut(self.hidden);
+        let (c, k) = (piece.color(), piece.kind().index());
+        self.column(
+            white,
+            board_feature(Color::White, c, k, sq, self.ranks, self.kinds),
+            sign,
+        );
+        self.column(
+            black,
+            board_feature(Color::Black, c, k, sq, self.ranks, self.kinds),
+            sign,
+        );
+    }
+
+    /// The accumulator of `pos` from scratch: both perspectives, White's first, board pieces
+    /// only (pockets are added at evaluation time).
+    pub(crate) fn refresh(&self, pos: &Position, acc: &mut [i16]) {
+        acc[..self.hidden].copy_from_slice(&self.b1);
+        acc[self.hidden..2 * self.hidden].copy_from_slice(&self.b1);
+        for sq in pos.occupied() {
+            if let Some(p) = pos.board[sq.index()] {
+                self.update(acc, p, sq, 1);
+            }
+        }
+    }
+
+    /// The evaluation of `pos` in centipawns from the side to move's view, given its board
+    /// accumulator `acc` (as [`Network::refresh`] or incremental updates leave it).
+    pub(crate) fn evaluate(&self, pos: &Position, acc: &[i16]) -> i32 {
+        let h = self.hidden;
+        let (white, black) = acc.split_at(h);
+        let (us, them) = match pos.side {
+            Color::White => (white, &black[..h]),
+            Color::Black => (&black[..h], white),
+        };
+        if !self.pocket {
+            return self.output(us, them);
+        }
+        // Pocket inputs: each piece in hand adds its column once per piece held.
+        let mut both = [us.to_vec(), them.to_vec()];
+        for (slot, perspective) in both.iter_mut().zip([pos.side, !pos.side]) {
+            for c in Color::ALL {
+                for k in 0..self.kinds {
+                    let n = pos.pocket[c][k];
+                    for _ in 0..n {
+                        self.column(slot, pocket_feature(perspective, c, k, self.kinds), 1);
+                    }
+                }
+            }
+        }
+        self.output(&both[0], &both[1])
+    }
+
+    /// The output neuron over the side to move's and the other side's accumulators.
+    fn output(&self, us: &[i16], them: &[i16]) -> i32 {
+        let (w_us, w_them) = self.w2.split_at(self.hidden);
+        let mut total: i64 = 0;
+        for (acc, w) in [(us, w_us), (them, w_them)] {
+            for (a, w) in acc.chunks(128).zip(w.chunks(128)) {
+                let mut block: i32 = 0;
+                for (&x, &w) in a.iter().zip(w) {
+                    let c = i32::from(x).clamp(0, QA);
+                    block += c * i32::from(w) * c;
+                }
+                total += i64::from(block);
+            }
+        }
+        let raw = total / i64::from(QA) + i64::from(self.b2);
+        (raw * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+
+    /// The evaluation of `pos` from scratch (the tests' and the tools' entry point).
+    pub fn evaluate_position(&self, pos: &Position) -> i32 {
+        let mut acc = vec![0i16; 2 * self.hidden];
+        self.refresh(pos, &mut acc);
+        self.evaluate(pos, &acc)
+    }
+}
+
+/// A stack of accumulators, one per position on the search's current line, in one flat
+/// allocation (a push copies the parent's `2 H` values, then the move's updates apply).
+#[allow(dead_code, reason = "the search takes it up next")]
+#[derive(Debug, Clone)]
+pub(crate) struct AccStack {
+    net: Arc<Network>,
+    data: Vec<i16>,
+    len: usize,
+}
+
+#[allow(dead_code, reason = "the search takes it up next")]
+impl AccStack {
+    /// An empty stack for `net` with room for `depth` positions.
+    pub(crate) fn new(net: Arc<Network>, depth: usize) -> Self {
+        let width = 2 * net.hidden;
+        Self {
+            data: vec![0; width * depth],
+            len: 0,
+            net,
+        }
+    }
+
+    fn width(&self) -> usize {
+        2 * self.net.hidden
+    }
+
+    /// Starts over with `pos`'s accumulator, computed from scratch.
+    pub(crate) fn reset(&mut self, pos: &Position) {
+        let w = self.width();
+        if self.data.len() < w {
+            self.data.resize(w, 0);
+        }
+        self.len = 1;
+        let net = Arc::clone(&self.net);
+        net.refresh(pos, &mut self.data[..w]);
+    }
+
+    /// Pushes a copy of the top accumulator and returns the network and the copy, for the
+    /// move's updates.
+    pub(crate) fn push(&mut self) -> (&Network, &mut [i16]) {
+        let w = self.width();
+        if self.data.len() < (self.len + 1) * w {
+            self.data.resize((self.len + 1) * w, 0);
+        }
+        let top = self.len.max(1);
+        let (head, tail) = self.data.split_at_mut(top * w);
+        if self.len > 0 {
+            tail[..w].copy_from_slice(&head[(top - 1) * w..]);
+        }
+        self.len += 1;
+        (&self.net, &mut tail[..w])
+    }
+
+    /// Drops the top accumulator.
+    pub(crate) fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+    }
+
+    /// The evaluation of `pos` with the top accumulator.
+    pub(crate) fn evaluate(&self, pos: &Position) -> i32 {
+        let w = self.width();
+        let top = self.len.max(1) - 1;
+        self.net.evaluate(pos, &self.data[top * w..(top + 1) * w])
+    }
+
+    /// The top accumulator (the tests compare it with a refresh).
+    #[cfg(test)]
+    pub(crate) fn top(&self) -> &[i16] {
+        let w = self.width();
+        let top = self.len.max(1) - 1;
+        &self.data[top * w..(top + 1) * w]
+    }
+}
