@@ -275,7 +275,7 @@ pub fn run(
     for index in done + 1..=cfg.games {
         let mut fens = Vec::new();
         let result = play_game(variant, cfg, index, &searcher, |pos, _| {
-            fens.push(pos.fen())
+            fens.push(pos.fen());
         });
         let mut text = String::new();
         for fen in &fens {
