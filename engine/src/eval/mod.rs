@@ -43,6 +43,7 @@ use crate::eval::sum::{Pair, Sum};
 use crate::eval::trace::{NoTrace, Recorder, Trace};
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::piece::{ByColor, Color, MAX_KINDS, Piece};
+use crate::nnue::Network;
 use crate::position::Position;
 use crate::rules::EvalFamily;
 use crate::variant::{Role, Variant};
@@ -88,6 +89,8 @@ pub(crate) struct Evaluator {
     /// Non-pawn material of both sides in the start position.
     start_phase: i32,
     pocket: bool,
+    /// The learned evaluation, when one for this variant was given.
+    net: Option<&'static Network>,
 }
 
 /// Material and piece-square sums per colour plus the phase material, kept incrementally by
@@ -181,7 +184,14 @@ impl Evaluator {
             features,
             start_phase,
             pocket: variant.pocket_kinds != 0,
+            net: terms.net.filter(|n| n.variant_name() == variant.name()),
         }
+    }
+
+    /// The learned evaluation the search uses instead of the hand-written one, if any.
+    #[inline]
+    pub(crate) fn net(&self) -> Option<&'static Network> {
+        self.net
     }
 
     /// Material value of a kind, in centipawns (for move ordering).
@@ -212,8 +222,12 @@ impl Evaluator {
         acc.phase += sign * self.phase_value[k];
     }
 
-    /// The evaluation from the side to move's point of view, in centipawns (from scratch).
+    /// The evaluation from the side to move's point of view, in centipawns (from scratch;
+    /// the network's when one is in use).
     pub(crate) fn evaluate(&self, pos: &Position) -> i32 {
+        if let Some(net) = self.net {
+            return net.evaluate_position(pos);
+        }
         let acc = self.accumulate(pos);
         self.evaluate_acc(pos, &acc, None)
     }

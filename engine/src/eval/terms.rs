@@ -3,6 +3,7 @@
 //! modules can read them without depending on it.
 
 use crate::eval::params::EvalParams;
+use crate::nnue::Network;
 
 /// Which evaluation terms are on (for self-play comparisons), and which weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +28,9 @@ pub struct EvalTerms {
     /// made for the variant searched (a front end loads them once, e.g. from a UCI option,
     /// and keeps them for the rest of the process: hence `'static`).
     pub params: Option<&'static EvalParams>,
+    /// A learned evaluation to use instead of the hand-written terms, used when it was
+    /// trained for the variant searched (loaded once by a front end, hence `'static`).
+    pub net: Option<&'static Network>,
 }
 
 impl Default for EvalTerms {
@@ -40,6 +44,7 @@ impl Default for EvalTerms {
             decima: true,
             drops: true,
             params: None,
+            net: None,
         }
     }
 }

@@ -36,8 +36,6 @@
 
 pub(crate) mod data;
 
-use std::sync::Arc;
-
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::piece::{Color, Piece};
 use crate::position::Position;
@@ -393,18 +391,16 @@ impl Network {
 
 /// A stack of accumulators, one per position on the search's current line, in one flat
 /// allocation (a push copies the parent's `2 H` values, then the move's updates apply).
-#[allow(dead_code, reason = "the search takes it up next")]
 #[derive(Debug, Clone)]
 pub(crate) struct AccStack {
-    net: Arc<Network>,
+    net: &'static Network,
     data: Vec<i16>,
     len: usize,
 }
 
-#[allow(dead_code, reason = "the search takes it up next")]
 impl AccStack {
     /// An empty stack for `net` with room for `depth` positions.
-    pub(crate) fn new(net: Arc<Network>, depth: usize) -> Self {
+    pub(crate) fn new(net: &'static Network, depth: usize) -> Self {
         let width = 2 * net.hidden;
         Self {
             data: vec![0; width * depth],
@@ -424,13 +420,12 @@ impl AccStack {
             self.data.resize(w, 0);
         }
         self.len = 1;
-        let net = Arc::clone(&self.net);
-        net.refresh(pos, &mut self.data[..w]);
+        self.net.refresh(pos, &mut self.data[..w]);
     }
 
     /// Pushes a copy of the top accumulator and returns the network and the copy, for the
     /// move's updates.
-    pub(crate) fn push(&mut self) -> (&Network, &mut [i16]) {
+    pub(crate) fn push(&mut self) -> (&'static Network, &mut [i16]) {
         let w = self.width();
         if self.data.len() < (self.len + 1) * w {
             self.data.resize((self.len + 1) * w, 0);
@@ -441,7 +436,7 @@ impl AccStack {
             tail[..w].copy_from_slice(&head[(top - 1) * w..]);
         }
         self.len += 1;
-        (&self.net, &mut tail[..w])
+        (self.net, &mut tail[..w])
     }
 
     /// Drops the top accumulator.
@@ -462,5 +457,111 @@ impl AccStack {
         let w = self.width();
         let top = self.len.max(1) - 1;
         &self.data[top * w..(top + 1) * w]
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::rng::SplitMix64;
+    use crate::{Limits, Registry, SearchOptions, Searcher, SearcherConfig, random_playout};
+
+    /// A network with random weights of the sizes a trained one has (first-layer weights
+    /// up to ±0.25, biases near 0.3, output weights up to ±1.98 on their grids).
+    pub(crate) fn random_net(variant: &Variant, hidden: usize, seed: u64) -> Network {
+        let mut rng = SplitMix64(seed);
+        let mut uniform = |scale: f64| {
+            let unit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            (2.0 * unit - 1.0) * scale
+        };
+        let inputs = input_count(variant.kind_count(), variant.has_drops());
+        let w1 = (0..inputs * hidden)
+            .map(|_| (uniform(0.25) * f64::from(QA)).round() as i16)
+            .collect();
+        let b1 = (0..hidden)
+            .map(|_| ((0.3 + uniform(0.1)) * f64::from(QA)).round() as i16)
+            .collect();
+        let w2 = (0..2 * hidden)
+            .map(|_| (uniform(1.98) * f64::from(QB)).round() as i16)
+            .collect();
+        let b2 = (uniform(0.1) * f64::from(QA * QB)) as i32;
+        Network::from_parts(variant, hidden, w1, b1, w2, b2).unwrap()
+    }
+
+    #[test]
+    fn files_round_trip_and_bad_files_are_refused() {
+        let registry = Registry::builtin();
+        let opulent = registry.get("opulent").unwrap();
+        let net = random_net(&opulent, 16, 3);
+        let bytes = net.to_bytes();
+        assert_eq!(Network::from_bytes(&bytes, &opulent).unwrap(), net);
+        let chess = registry.get("chess").unwrap();
+        assert!(matches!(
+            Network::from_bytes(&bytes, &chess),
+            Err(NetError::Variant { .. })
+        ));
+        assert!(matches!(
+            Network::from_bytes(&bytes[..bytes.len() - 3], &opulent),
+            Err(NetError::Truncated(_))
+        ));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(
+            Network::from_bytes(&longer, &opulent),
+            Err(NetError::Trailing(1))
+        );
+        assert_eq!(
+            Network::from_bytes(b"VNNUE00", &opulent),
+            Err(NetError::Magic)
+        );
+        let mut w2 = vec![0; 32];
+        w2[5] = 128;
+        assert_eq!(
+            Network::from_parts(&opulent, 16, net.w1.clone(), net.b1.clone(), w2, 0),
+            Err(NetError::OutputWeight(128))
+        );
+    }
+
+    #[test]
+    fn the_evaluation_is_colour_symmetric_in_its_inputs() {
+        // A position and its mirror image (colours swapped, board flipped) give the two
+        // perspectives each other's inputs, so the network's score must be the same.
+        let registry = Registry::builtin();
+        let chess = registry.get("chess").unwrap();
+        let net = random_net(&chess, 32, 9);
+        let a = Position::from_fen(chess.clone(), "4k3/8/8/3p4/8/2N5/8/4K2R w K - 0 1").unwrap();
+        let b = Position::from_fen(chess, "4k2r/8/2n5/8/3P4/8/8/4K3 b k - 0 1").unwrap();
+        assert_eq!(net.evaluate_position(&a), net.evaluate_position(&b));
+    }
+
+    #[test]
+    fn a_search_keeps_the_accumulator_equal_to_a_refresh_in_every_variant() {
+        // `ThreadData::play` checks (debug builds, as tests are) that the incrementally
+        // updated accumulator equals a refresh after every move, null moves and every move
+        // kind included; searches from random playouts reach captures, promotions, castling,
+        // en passant, suicide captures and drops with relocation.
+        let registry = Registry::builtin();
+        for v in registry.iter() {
+            let net: &'static Network = Box::leak(Box::new(random_net(v, 16, 5)));
+            let searcher = Searcher::new(SearcherConfig { hash_mb: 1 });
+            let mut options = SearchOptions::default();
+            options.features.eval.net = Some(net);
+            let limits = Limits {
+                nodes: Some(1500),
+                ..Limits::default()
+            };
+            for seed in 1..=6 {
+                for plies in [0, 9, 30, 60] {
+                    let pos = random_playout(Position::new(v.clone()), plies, seed);
+                    if pos.legal_moves().is_empty() {
+                        continue;
+                    }
+                    let r = searcher.search(&pos, &limits, &options, &AtomicBool::new(false), &mut |_| {});
+                    assert!(r.best_move.is_some(), "{}", pos.fen());
+                }
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::eval::{Acc, Evaluator, PawnCache};
+use crate::nnue::AccStack;
 use crate::geometry::Square;
 use crate::moves::{Move, MoveKind};
 use crate::piece::Piece;
@@ -119,6 +120,9 @@ pub(crate) struct ThreadData<'a> {
     moved: Vec<Option<Context>>,
     /// Pawn-structure cache.
     pawn_cache: PawnCache,
+    /// The network's accumulators, one per position on the current line (when the
+    /// evaluation is the network's).
+    nnue: Option<AccStack>,
 }
 
 impl<'a> ThreadData<'a> {
@@ -152,6 +156,10 @@ impl<'a> ThreadData<'a> {
             checks: Vec::with_capacity(2 * MAX_PLY),
             moved: Vec::with_capacity(2 * MAX_PLY),
             pawn_cache: PawnCache::default(),
+            nnue: shared
+                .evaluator
+                .net()
+                .map(|net| AccStack::new(net, 2 * MAX_PLY + 2)),
         }
     }
 
@@ -162,6 +170,9 @@ impl<'a> ThreadData<'a> {
         self.checks.clear();
         self.checks.push(self.pos.in_check());
         self.moved.clear();
+        if let Some(stack) = &mut self.nnue {
+            stack.reset(&self.pos);
+        }
     }
 
     /// Contexts of the moves one and two plies before the current position (the opponent's
@@ -184,6 +195,9 @@ impl<'a> ThreadData<'a> {
     /// Static evaluation of the current position.
     #[inline]
     pub(crate) fn evaluate(&mut self) -> i32 {
+        if let Some(stack) = &self.nnue {
+            return stack.evaluate(&self.pos);
+        }
         let ev = &self.shared.evaluator;
         match self.acc.last() {
             Some(acc) => ev.evaluate_acc(&self.pos, acc, Some(&mut self.pawn_cache)),
@@ -256,6 +270,26 @@ impl<'a> ThreadData<'a> {
             "incremental eval after {m:?}"
         );
         self.acc.push(acc);
+        if let Some(stack) = &mut self.nnue {
+            let (net, nacc) = stack.push();
+            for i in 0..n {
+                let sq = touched[i];
+                if let Some(p) = before[i] {
+                    net.update(nacc, p, sq, -1);
+                }
+                if let Some(p) = self.pos.board[sq.index()] {
+                    net.update(nacc, p, sq, 1);
+                }
+            }
+            debug_assert!(
+                {
+                    let mut fresh = vec![0; nacc.len()];
+                    net.refresh(&self.pos, &mut fresh);
+                    fresh == nacc
+                },
+                "incremental accumulator after {m:?}"
+            );
+        }
         let check = match m.kind() {
             MoveKind::Normal { from, to } | MoveKind::Promotion { from, to, .. } => {
                 self.pos.in_check_after_piece_move(from, to)
@@ -287,6 +321,9 @@ impl<'a> ThreadData<'a> {
     pub(crate) fn unmake(&mut self) {
         self.pos.unmake();
         self.acc.pop();
+        if let Some(stack) = &mut self.nnue {
+            stack.pop();
+        }
         self.checks.pop();
         self.moved.pop();
     }
@@ -295,6 +332,9 @@ impl<'a> ThreadData<'a> {
     pub(crate) fn push_null(&mut self) {
         let acc = self.acc.last().copied().unwrap_or_default();
         self.acc.push(acc);
+        if let Some(stack) = &mut self.nnue {
+            stack.push();
+        }
         self.checks.push(false);
         self.moved.push(None);
     }
@@ -302,6 +342,9 @@ impl<'a> ThreadData<'a> {
     /// Takes a null move off the line stacks.
     pub(crate) fn pop_null(&mut self) {
         self.acc.pop();
+        if let Some(stack) = &mut self.nnue {
+            stack.pop();
+        }
         self.checks.pop();
         self.moved.pop();
     }
