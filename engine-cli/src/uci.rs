@@ -24,8 +24,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use variant_engine::{
-    Clock, Color, Features, Level, Limits, MAX_LEVEL, Position, Registry, Score, SearchInfo,
-    SearchOptions, Searcher, SearcherConfig, SplitMix64, Square, Variant, divide, perft, quote,
+    Clock, Color, Features, Level, Limits, MAX_LEVEL, Network, Position, Registry, Score,
+    SearchInfo, SearchOptions, Searcher, SearcherConfig, SplitMix64, Square, Variant, divide,
+    perft, quote,
 };
 
 /// Default transposition-table size in MiB.
@@ -128,6 +129,11 @@ pub struct UciSession<W: Write + Send + 'static> {
     /// Search features (`Features` option): all on unless a self-play comparison turns some
     /// off.
     features: Features,
+    /// Networks loaded with the `EvalFile` option, at most one per variant (kept for the
+    /// life of the process: searches borrow them as `'static`).
+    nets: Vec<&'static Network>,
+    /// `Use NNUE`: evaluate with the current variant's loaded network.
+    use_nnue: bool,
     running: Option<Running>,
 }
 
@@ -162,6 +168,8 @@ impl<W: Write + Send + 'static> UciSession<W> {
             seeds: SplitMix64::from_entropy(),
             fixed_seed: None,
             features: Features::default(),
+            nets: Vec::new(),
+            use_nnue: false,
             running: None,
         }
     }
@@ -242,6 +250,10 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 // The `SearchOptions` text form, so that a match can pit configurations
                 // against each other through UCI (`option.Features=null=off,lmr=off`).
                 writeln!(self.out, "option name Features type string default <empty>")?;
+                // A network file (`nnue-train`), for the variant it names; `Use NNUE` turns
+                // it on.
+                writeln!(self.out, "option name EvalFile type string default <empty>")?;
+                writeln!(self.out, "option name Use NNUE type check default false")?;
                 writeln!(self.out, "uciok")?;
             }
             "isready" => writeln!(self.out, "readyok")?,
@@ -315,6 +327,16 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 Ok(n) if n <= 20 => self.skill = (n < 20).then_some(n),
                 _ => writeln!(self.out, "info string invalid Skill Level value {value:?}")?,
             },
+            (Some("EvalFile"), Some(path)) if path != "<empty>" => match self.load_net(&path) {
+                Ok(name) => writeln!(self.out, "info string loaded network {path} for {name}")?,
+                Err(e) => writeln!(self.out, "info string EvalFile {path}: {e}")?,
+            },
+            (Some("EvalFile"), _) => {}
+            (Some("Use NNUE"), Some(value)) => match value.as_str() {
+                "true" => self.use_nnue = true,
+                "false" => self.use_nnue = false,
+                _ => writeln!(self.out, "info string invalid Use NNUE value {value:?}")?,
+            },
             (Some("Features"), value) => {
                 let text = value.unwrap_or_default();
                 let text = if text == "<empty>" { "" } else { text.as_str() };
@@ -335,6 +357,17 @@ impl<W: Write + Send + 'static> UciSession<W> {
             )?,
         }
         Ok(())
+    }
+
+    /// Loads a network file for the variant it names; returns that name.
+    fn load_net(&mut self, path: &str) -> Result<String, String> {
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let name = Network::peek_variant(&bytes).map_err(|e| e.to_string())?;
+        let variant = self.registry.get(&name).map_err(|e| e.to_string())?;
+        let net = Network::from_bytes(&bytes, &variant).map_err(|e| e.to_string())?;
+        self.nets.retain(|n| n.variant_name() != name);
+        self.nets.push(Box::leak(Box::new(net)));
+        Ok(name)
     }
 
     fn set_position(&mut self, args: &[&str]) -> io::Result<()> {
@@ -452,6 +485,13 @@ impl<W: Write + Send + 'static> UciSession<W> {
             seed: self.fixed_seed.unwrap_or_else(|| self.seeds.next_u64()),
             fresh_table: false,
         };
+        if self.use_nnue {
+            options.features.eval.net = self
+                .nets
+                .iter()
+                .find(|n| n.variant_name() == self.variant.name())
+                .copied();
+        }
         if let Some(level) = Level::get(self.level) {
             level.apply(&mut limits, &mut options);
         }
@@ -707,6 +747,58 @@ mod tests {
             }
         }
         String::from_utf8(buf.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn eval_file_and_use_nnue_switch_the_evaluation() {
+        // A network whose only non-zero weight is the output bias scores every position
+        // 123 cp for the side to move, so a depth-1 search from any position reports -123
+        // (the reply's side gets the 123) once the network is on, and something else off.
+        let v = Registry::builtin().get("soho").unwrap();
+        let hidden = 8;
+        let inputs = variant_engine::input_count(v.kind_count(), false);
+        // Rounded up: the output truncates toward zero.
+        let b2 = (123 * variant_engine::QA * variant_engine::QB + variant_engine::NET_SCALE - 1)
+            / variant_engine::NET_SCALE;
+        let net = Network::from_parts(
+            &v,
+            hidden,
+            vec![0; inputs * hidden],
+            vec![0; hidden],
+            vec![0; 2 * hidden],
+            b2,
+        )
+        .unwrap();
+        let path = std::env::temp_dir().join(format!("uci-net-{}.nnue", std::process::id()));
+        std::fs::write(&path, net.to_bytes()).unwrap();
+        let load = format!("setoption name EvalFile value {}", path.display());
+        let on = run(&[
+            &load,
+            "setoption name Use NNUE value true",
+            "setoption name UCI_Variant value soho",
+            "position startpos",
+            "go depth 1",
+            "wait",
+        ]);
+        assert!(on.contains("info string loaded network"), "{on}");
+        assert!(
+            on.contains("info depth 1 ") && on.contains("score cp -123 "),
+            "{on}"
+        );
+        let off = run(&[
+            &load,
+            "setoption name UCI_Variant value soho",
+            "position startpos",
+            "go depth 1",
+            "wait",
+        ]);
+        assert!(!off.contains("score cp -123 "), "{off}");
+        let bad = run(&["setoption name EvalFile value /nonexistent/net.nnue"]);
+        assert!(
+            bad.contains("info string EvalFile /nonexistent/net.nnue: "),
+            "{bad}"
+        );
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]

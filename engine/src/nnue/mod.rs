@@ -216,6 +216,19 @@ impl Network {
         })
     }
 
+    /// The variant a network file names (to pick the variant to load it for).
+    ///
+    /// # Errors
+    /// [`NetError::Magic`] or [`NetError::Truncated`] when the header is not there.
+    pub fn peek_variant(bytes: &[u8]) -> Result<String, NetError> {
+        let mut r = Reader { bytes, at: 0 };
+        if r.take(8).map_err(|_| NetError::Magic)? != MAGIC {
+            return Err(NetError::Magic);
+        }
+        let name_len = usize::from(r.u16()?);
+        Ok(String::from_utf8_lossy(r.take(name_len)?).into_owned())
+    }
+
     /// Reads a network file made for `variant`.
     ///
     /// # Errors
@@ -450,14 +463,6 @@ impl AccStack {
         let top = self.len.max(1) - 1;
         self.net.evaluate(pos, &self.data[top * w..(top + 1) * w])
     }
-
-    /// The top accumulator (the tests compare it with a refresh).
-    #[cfg(test)]
-    pub(crate) fn top(&self) -> &[i16] {
-        let w = self.width();
-        let top = self.len.max(1) - 1;
-        &self.data[top * w..(top + 1) * w]
-    }
 }
 
 #[cfg(test)]
@@ -558,7 +563,13 @@ pub(crate) mod tests {
                     if pos.legal_moves().is_empty() {
                         continue;
                     }
-                    let r = searcher.search(&pos, &limits, &options, &AtomicBool::new(false), &mut |_| {});
+                    let r = searcher.search(
+                        &pos,
+                        &limits,
+                        &options,
+                        &AtomicBool::new(false),
+                        &mut |_| {},
+                    );
                     assert!(r.best_move.is_some(), "{}", pos.fen());
                 }
             }

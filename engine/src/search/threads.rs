@@ -8,9 +8,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::eval::{Acc, Evaluator, PawnCache};
-use crate::nnue::AccStack;
 use crate::geometry::Square;
 use crate::moves::{Move, MoveKind};
+use crate::nnue::AccStack;
 use crate::piece::Piece;
 use crate::position::{Position, ep_victim};
 use crate::search::history::{Context, Histories, ScoredMove};
