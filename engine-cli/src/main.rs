@@ -18,7 +18,7 @@ use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use variant_engine::{EvalParams, Registry, TuneConfig, TuneProgress, TuningSet};
+use variant_engine::{EvalParams, Network, Registry, TuneConfig, TuneProgress, TuningSet};
 
 use crate::matches::args::MatchArgs;
 use crate::matches::run_match;
@@ -58,6 +58,10 @@ enum Command {
         /// Search depth.
         #[arg(long, default_value_t = bench::BENCH_DEPTH, value_parser = clap::value_parser!(u32).range(1..))]
         depth: u32,
+        /// Compare the speed of this network with the hand-written evaluation on its
+        /// variant's bench positions instead.
+        #[arg(long)]
+        eval_file: Option<std::path::PathBuf>,
     },
     /// Plays a match between two UCI engines (`cmd=self` is this program), refereed by our
     /// rules; see docs/MATCHES.md.
@@ -165,7 +169,10 @@ fn main() -> ExitCode {
             depth,
             fen,
         }) => perft_main(&variant, depth, fen.as_deref()),
-        Some(Command::Bench { depth }) => bench_main(depth),
+        Some(Command::Bench { depth, eval_file }) => match eval_file {
+            Some(path) => bench_net_main(depth, &path),
+            None => bench_main(depth),
+        },
         Some(Command::Match(args)) => match_main(&args),
         Some(Command::TuneData(args)) => tune_data_main(&args),
         Some(Command::Tune(args)) => tune_main(&args),
@@ -201,6 +208,30 @@ fn perft_main(variant: &str, depth: u32, fen: Option<&str>) -> ExitCode {
 fn bench_main(depth: u32) -> ExitCode {
     let mut out = io::stdout().lock();
     match bench::run(&Registry::builtin(), depth, &mut out) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn bench_net_main(depth: u32, path: &std::path::Path) -> ExitCode {
+    let registry = Registry::builtin();
+    let loaded = (|| -> Result<_, String> {
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let name = Network::peek_variant(&bytes).map_err(|e| e.to_string())?;
+        let variant = registry.get(&name).map_err(|e| e.to_string())?;
+        Network::from_bytes(&bytes, &variant).map_err(|e| e.to_string())
+    })();
+    let net: &'static Network = match loaded {
+        Ok(n) => Box::leak(Box::new(n)),
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    match bench::run_with_net(&registry, depth, net, &mut io::stdout().lock()) {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -386,7 +417,7 @@ mod tests {
         };
         assert_eq!((variant.as_str(), depth, fen), ("opulent", 3, None));
         assert!(parse(&["perft"]).is_err(), "perft needs --depth");
-        let Some(Command::Bench { depth }) = parse(&["bench"]).unwrap().command else {
+        let Some(Command::Bench { depth, .. }) = parse(&["bench"]).unwrap().command else {
             panic!("not bench");
         };
         assert_eq!(depth, bench::BENCH_DEPTH);
