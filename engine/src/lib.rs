@@ -64,7 +64,7 @@ mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use eval::{
-    EvalParams, EvalTerms, ParamsError, TuneConfig, TuneError, TuneProgress, TuningSet,
+    EvalParams, EvalTerms, HandEval, ParamsError, TuneConfig, TuneError, TuneProgress, TuningSet,
 };
 pub use geometry::{BoardSize, ParseSquareError, Square};
 pub use movegen::MoveList;

@@ -93,6 +93,23 @@ pub(crate) struct Evaluator {
     net: Option<&'static Network>,
 }
 
+/// The hand-written evaluation of one variant with its shipped weights, for tools: the
+/// trainer of a residual network fits what this misses.
+#[derive(Debug)]
+pub struct HandEval(Evaluator);
+
+impl HandEval {
+    /// The evaluation of `variant` (tables built once).
+    pub fn new(variant: &Arc<Variant>) -> Self {
+        Self(Evaluator::new(variant, EvalTerms::default()))
+    }
+
+    /// `pos` in centipawns from the side to move's view (`pos` must be of the variant).
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        self.0.evaluate_hand(pos)
+    }
+}
+
 /// Material and piece-square sums per colour plus the phase material, kept incrementally by
 /// the search.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -225,9 +242,15 @@ impl Evaluator {
     /// The evaluation from the side to move's point of view, in centipawns (from scratch;
     /// the network's when one is in use).
     pub(crate) fn evaluate(&self, pos: &Position) -> i32 {
-        if let Some(net) = self.net {
-            return net.evaluate_position(pos);
+        let learned = self.net.map(|net| net.evaluate_position(pos));
+        match learned {
+            Some(n) if !self.net.is_some_and(Network::residual) => n,
+            _ => self.evaluate_hand(pos) + learned.unwrap_or(0),
         }
+    }
+
+    /// The hand-written evaluation alone, from the side to move's view (from scratch).
+    pub(crate) fn evaluate_hand(&self, pos: &Position) -> i32 {
         let acc = self.accumulate(pos);
         self.evaluate_acc(pos, &acc, None)
     }

@@ -11,7 +11,11 @@
 //! - **one hidden layer** of `H` neurons per perspective, shared weights, squared clipped
 //!   linear activation (`clamp(x, 0, 1)^2`);
 //! - **output**: one neuron over the side to move's `H` activations followed by the other
-//!   side's, times [`SCALE`] centipawns.
+//!   side's, times [`SCALE`] centipawns;
+//! - a **residual** network (flag bit 0) is a correction: the evaluation is the hand-written
+//!   one plus the network's output, and the trainer fits the output to what the hand-written
+//!   evaluation misses. It learns from far fewer positions than a network that must find
+//!   material and king safety by itself.
 //!
 //! Quantisation: first-layer weights and biases are `i16` in units of `1/QA` ([`QA`] = 255),
 //! so the accumulator holds `QA * x`; output weights are `i16` in units of `1/QB` ([`QB`] =
@@ -27,7 +31,7 @@
 //! |---|---|
 //! | 8 | magic `VNNUE001` |
 //! | 2 + n | variant name length, name (UTF-8) |
-//! | 1, 1, 1, 1 | files, ranks, kinds `K`, pocket inputs (0 or 1) |
+//! | 1, 1, 1, 1, 1 | files, ranks, kinds `K`, pocket inputs (0 or 1), flags (bit 0: residual) |
 //! | 2 | hidden size `H` |
 //! | 2 · inputs · H | first-layer weights, input-major (`i16`) |
 //! | 2 · H | first-layer biases (`i16`) |
@@ -123,6 +127,7 @@ pub struct Network {
     ranks: u8,
     kinds: usize,
     pocket: bool,
+    residual: bool,
     hidden: usize,
     w1: Vec<i16>,
     b1: Vec<i16>,
@@ -136,6 +141,7 @@ impl std::fmt::Debug for Network {
             .field("variant", &self.variant)
             .field("kinds", &self.kinds)
             .field("pocket", &self.pocket)
+            .field("residual", &self.residual)
             .field("hidden", &self.hidden)
             .finish_non_exhaustive()
     }
@@ -208,6 +214,7 @@ impl Network {
             ranks: variant.ranks(),
             kinds,
             pocket,
+            residual: false,
             hidden,
             w1,
             b1,
@@ -240,7 +247,10 @@ impl Network {
         }
         let name_len = usize::from(r.u16()?);
         let name = String::from_utf8_lossy(r.take(name_len)?).into_owned();
-        let (files, ranks, kinds, pocket) = (r.u8()?, r.u8()?, r.u8()?, r.u8()?);
+        let (files, ranks, kinds, pocket, flags) = (r.u8()?, r.u8()?, r.u8()?, r.u8()?, r.u8()?);
+        if flags > 1 {
+            return Err(NetError::Header(format!("unknown flags {flags:#x}")));
+        }
         let expected = format!(
             "{} ({}x{}, {} kinds)",
             variant.name(),
@@ -272,7 +282,20 @@ impl Network {
         if r.at != bytes.len() {
             return Err(NetError::Trailing(bytes.len() - r.at));
         }
-        Self::from_parts(variant, hidden, w1, b1, w2, b2)
+        Ok(Self::from_parts(variant, hidden, w1, b1, w2, b2)?.with_residual(flags & 1 != 0))
+    }
+
+    /// The same network as a correction added to the hand-written evaluation (`true`) or as
+    /// the whole evaluation (`false`, the default).
+    #[must_use]
+    pub fn with_residual(mut self, residual: bool) -> Self {
+        self.residual = residual;
+        self
+    }
+
+    /// True when the network's output is added to the hand-written evaluation.
+    pub fn residual(&self) -> bool {
+        self.residual
     }
 
     /// The file form of the network ([`Network::from_bytes`] reads it back).
@@ -286,6 +309,7 @@ impl Network {
             self.ranks,
             self.kinds as u8,
             u8::from(self.pocket),
+            u8::from(self.residual),
         ]);
         out.extend_from_slice(&(self.hidden as u16).to_le_bytes());
         for w in self.w1.iter().chain(&self.b1).chain(&self.w2) {
@@ -452,6 +476,11 @@ impl AccStack {
         (self.net, &mut tail[..w])
     }
 
+    /// True when the network corrects the hand-written evaluation.
+    pub(crate) fn residual(&self) -> bool {
+        self.net.residual
+    }
+
     /// Drops the top accumulator.
     pub(crate) fn pop(&mut self) {
         self.len = self.len.saturating_sub(1);
@@ -530,6 +559,42 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_residual_network_corrects_the_hand_written_evaluation() {
+        let registry = Registry::builtin();
+        let v = registry.get("decima").unwrap();
+        let hidden = 8;
+        let inputs = input_count(v.kind_count(), false);
+        // Only the output bias: +123 cp for the side to move (rounded up, see `output`).
+        let b2 = (123 * QA * QB + SCALE - 1) / SCALE;
+        let net = Network::from_parts(
+            &v,
+            hidden,
+            vec![0; inputs * hidden],
+            vec![0; hidden],
+            vec![0; 2 * hidden],
+            b2,
+        )
+        .unwrap()
+        .with_residual(true);
+        let back = Network::from_bytes(&net.to_bytes(), &v).unwrap();
+        assert!(back.residual());
+        let hand = crate::HandEval::new(&v);
+        let mut terms = crate::EvalTerms::default();
+        let leaked: &'static Network = Box::leak(Box::new(back));
+        terms.net = Some(leaked);
+        let with = crate::eval::Evaluator::new(&v, terms);
+        for seed in 1..=5 {
+            let pos = random_playout(Position::new(v.clone()), 20, seed);
+            assert_eq!(
+                with.evaluate(&pos),
+                hand.evaluate(&pos) + 123,
+                "{}",
+                pos.fen()
+            );
+        }
+    }
+
+    #[test]
     fn the_evaluation_is_colour_symmetric_in_its_inputs() {
         // A position and its mirror image (colours swapped, board flipped) give the two
         // perspectives each other's inputs, so the network's score must be the same.
@@ -548,8 +613,10 @@ pub(crate) mod tests {
         // kind included; searches from random playouts reach captures, promotions, castling,
         // en passant, suicide captures and drops with relocation.
         let registry = Registry::builtin();
-        for v in registry.iter() {
-            let net: &'static Network = Box::leak(Box::new(random_net(v, 16, 5)));
+        for (i, v) in registry.iter().enumerate() {
+            // Every other variant with the network as a correction of the hand-written one.
+            let net = random_net(v, 16, 5).with_residual(i % 2 == 1);
+            let net: &'static Network = Box::leak(Box::new(net));
             let searcher = Searcher::new(SearcherConfig { hash_mb: 1 });
             let mut options = SearchOptions::default();
             options.features.eval.net = Some(net);

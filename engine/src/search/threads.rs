@@ -195,14 +195,17 @@ impl<'a> ThreadData<'a> {
     /// Static evaluation of the current position.
     #[inline]
     pub(crate) fn evaluate(&mut self) -> i32 {
-        if let Some(stack) = &self.nnue {
-            return stack.evaluate(&self.pos);
-        }
+        let learned = match &self.nnue {
+            Some(stack) if !stack.residual() => return stack.evaluate(&self.pos),
+            Some(stack) => stack.evaluate(&self.pos),
+            None => 0,
+        };
         let ev = &self.shared.evaluator;
-        match self.acc.last() {
-            Some(acc) => ev.evaluate_acc(&self.pos, acc, Some(&mut self.pawn_cache)),
-            None => ev.evaluate(&self.pos),
-        }
+        learned
+            + match self.acc.last() {
+                Some(acc) => ev.evaluate_acc(&self.pos, acc, Some(&mut self.pawn_cache)),
+                None => ev.evaluate_hand(&self.pos),
+            }
     }
 
     /// Plays `m`, updating the evaluation sums from the squares the move touches; returns
