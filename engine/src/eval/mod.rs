@@ -240,7 +240,8 @@ impl Evaluator {
     }
 
     /// The evaluation from the side to move's point of view, in centipawns (from scratch;
-    /// the network's when one is in use).
+    /// the network's when one is in use; the tests' entry point).
+    #[cfg(test)]
     pub(crate) fn evaluate(&self, pos: &Position) -> i32 {
         let learned = self.net.map(|net| net.evaluate_position(pos));
         match learned {
