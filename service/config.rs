@@ -125,6 +125,11 @@ pub struct Config {
     /// handshake) within this many milliseconds of being accepted (idle or half-open sockets).
     #[arg(long, env = "VARIANT_HANDSHAKE_TIMEOUT_MS", default_value_t = 10_000)]
     pub handshake_timeout_ms: u64,
+    /// Learned-evaluation network files (`nnue-train` output), comma-separated or repeated:
+    /// searches of the variant a file names evaluate with it. Default none: every variant
+    /// uses the hand-written evaluation.
+    #[arg(long = "eval-file", env = "VARIANT_EVAL_FILES", value_delimiter = ',')]
+    pub eval_files: Vec<PathBuf>,
 }
 
 impl Default for Config {

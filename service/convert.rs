@@ -8,9 +8,9 @@ use std::time::Duration;
 use tonic::metadata::MetadataMap;
 use variant_engine::{
     Clock, Color, FenProblem, FenReport, GameStatus, LEVELS, Level, Limits, MAX_LEVEL,
-    MoveDescription, MoveDescriptionRef, PieceDef, Position, Refusal, Registry, ReplayError, Score,
-    SearchInfo, SearchOptions, SearchResult, SplitMix64, StopReason, Termination, Variant, Wdl,
-    WinRateModel, ladder, write_pgn,
+    MoveDescription, MoveDescriptionRef, Network, PieceDef, Position, Refusal, Registry,
+    ReplayError, Score, SearchInfo, SearchOptions, SearchResult, SplitMix64, StopReason,
+    Termination, Variant, Wdl, WinRateModel, ladder, write_pgn,
 };
 
 use crate::{
@@ -43,6 +43,8 @@ pub struct Caps {
     pub default_threads: u32,
     /// Largest `limits.multipv`.
     pub max_multipv: u32,
+    /// Learned evaluations (`--eval-file`), at most one per variant.
+    pub nets: Vec<&'static Network>,
 }
 
 impl From<&Config> for Caps {
@@ -58,6 +60,8 @@ impl From<&Config> for Caps {
             // `Config::validate` ensures search_threads <= max_threads.
             default_threads: u32::try_from(config.search_threads).unwrap_or(config.max_threads),
             max_multipv: config.max_multipv,
+            // Loaded by `server::prepare`, which can report a bad file.
+            nets: Vec::new(),
         }
     }
 }
@@ -415,6 +419,11 @@ pub fn limits(
         fresh_table: seed.is_some(),
         ..SearchOptions::default()
     };
+    options.features.eval.net = caps
+        .nets
+        .iter()
+        .find(|n| n.variant_name() == pos.variant().name())
+        .copied();
     if let Some(level) = level {
         level.apply(&mut limits, &mut options);
     }

@@ -24,7 +24,7 @@ use tower::{
     ServiceBuilder,
     layer::util::{Identity, Stack},
 };
-use variant_engine::Registry;
+use variant_engine::{Network, Registry};
 
 use crate::{
     api::GameEngineService,
@@ -51,6 +51,14 @@ pub enum ServerError {
     /// The transport failed.
     #[error("transport error: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// A `--eval-file` network could not be loaded.
+    #[error("--eval-file {path}: {reason}")]
+    Network {
+        /// The file.
+        path: String,
+        /// Why it was refused.
+        reason: String,
+    },
     /// Listener I/O failed.
     #[error("listener error: {0}")]
     Io(#[from] std::io::Error),
@@ -135,6 +143,29 @@ pub struct Prepared {
     auth: BearerAuth,
     connections: Connections,
     rpc_metrics: RpcMetrics,
+    nets: Vec<&'static Network>,
+}
+
+/// Loads the `--eval-file` networks, each for the variant it names (one per variant: a later
+/// file for the same variant replaces an earlier one). They live for the rest of the process.
+fn load_nets(
+    registry: &Registry,
+    paths: &[std::path::PathBuf],
+) -> Result<Vec<&'static Network>, ServerError> {
+    let mut nets: Vec<&'static Network> = Vec::new();
+    for path in paths {
+        let refused = |reason: String| ServerError::Network {
+            path: path.display().to_string(),
+            reason,
+        };
+        let bytes = std::fs::read(path).map_err(|e| refused(e.to_string()))?;
+        let name = Network::peek_variant(&bytes).map_err(|e| refused(e.to_string()))?;
+        let variant = registry.get(&name).map_err(|e| refused(e.to_string()))?;
+        let net = Network::from_bytes(&bytes, &variant).map_err(|e| refused(e.to_string()))?;
+        nets.retain(|n| n.variant_name() != name);
+        nets.push(Box::leak(Box::new(net)));
+    }
+    Ok(nets)
 }
 
 /// Validates the whole configuration and builds the server (engine pool, TLS, tokens), without
@@ -157,6 +188,15 @@ pub fn prepare(config: Config) -> Result<Prepared, ServerError> {
         threads_per_slot: config.search_threads,
     }));
     let connections = Connections::new(config.handshake_timeout());
+    let nets = load_nets(&Registry::builtin(), &config.eval_files)?;
+    for net in &nets {
+        tracing::info!(
+            variant = net.variant_name(),
+            hidden = net.hidden(),
+            residual = net.residual(),
+            "learned evaluation loaded"
+        );
+    }
     Ok(Prepared {
         config,
         server,
@@ -164,6 +204,7 @@ pub fn prepare(config: Config) -> Result<Prepared, ServerError> {
         auth,
         connections,
         rpc_metrics: RpcMetrics::new(),
+        nets,
     })
 }
 
@@ -194,9 +235,12 @@ impl Prepared {
             auth,
             connections,
             rpc_metrics,
+            nets,
         } = self;
         let registry = Arc::new(Registry::builtin());
-        let api = GameEngineService::new(registry, Caps::from(&config), Arc::clone(&pool));
+        let mut caps = Caps::from(&config);
+        caps.nets = nets;
+        let api = GameEngineService::new(registry, caps, Arc::clone(&pool));
         let engine = GameEngineServer::new(api)
             .max_decoding_message_size(config.max_message_bytes)
             .max_encoding_message_size(config.max_message_bytes);

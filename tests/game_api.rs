@@ -453,3 +453,59 @@ async fn a_deadline_of_a_few_milliseconds_still_gets_a_legal_move() {
     }
     panic!("no answer within 30 ms in 8 tries: {timed_out:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_eval_file_network_evaluates_its_variant_only() {
+    use variant_engine::{NET_SCALE, Network, QA, QB, Registry, input_count};
+    // A network whose only weight is the output bias: 123 cp for the side to move, so a
+    // depth-1 search reports -123 (the reply's side gets the 123) wherever it is used.
+    let soho = Registry::builtin().get("soho").expect("soho");
+    let hidden = 8;
+    let inputs = input_count(soho.kind_count(), false);
+    let net = Network::from_parts(
+        &soho,
+        hidden,
+        vec![0; inputs * hidden],
+        vec![0; hidden],
+        vec![0; 2 * hidden],
+        (123 * QA * QB + NET_SCALE - 1) / NET_SCALE,
+    )
+    .expect("network");
+    let dir = std::env::temp_dir().join(format!("eval-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("soho.nnue");
+    std::fs::write(&path, net.to_bytes()).expect("write network");
+    let mut s = common::start_with(variant_service::Config {
+        eval_files: vec![path.clone()],
+        ..variant_service::Config::default()
+    })
+    .await;
+    let depth1 = pb::Limits {
+        depth: 1,
+        ..Default::default()
+    };
+    let cp = |r: &pb::BestMoveResponse| match r.score.as_ref().and_then(|s| s.value) {
+        Some(pb::score::Value::Centipawns(cp)) => Some(cp),
+        _ => None,
+    };
+    let soho_answer = best(&mut s.client, position("soho", "", &[]), depth1.clone()).await;
+    assert_eq!(cp(&soho_answer), Some(-123), "{soho_answer:?}");
+    let opulent_answer = best(&mut s.client, position("opulent", "", &[]), depth1).await;
+    assert_ne!(cp(&opulent_answer), Some(-123), "{opulent_answer:?}");
+    // A file that is not a network stops the server before it listens, naming the file.
+    let bad = dir.join("bad.nnue");
+    std::fs::write(&bad, b"not a network").expect("write");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let err = variant_service::spawn(
+        variant_service::Config {
+            eval_files: vec![bad],
+            ..variant_service::Config::default()
+        },
+        listener,
+    )
+    .expect_err("a bad network is refused");
+    assert!(err.to_string().contains("bad.nnue"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
