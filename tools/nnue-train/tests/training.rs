@@ -1,0 +1,346 @@
+//! The trainer against its definition: analytic gradients against finite differences, the
+//! float network against the engine's quantised evaluation of its export, and training
+//! against a learnable synthetic target; plus the command's files and `--resume`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use nnue_train::data::Dataset;
+use nnue_train::net::{FloatNet, Scratch};
+use nnue_train::train::{Adam, Trainer};
+use nnue_train::{Options, quantisation_error};
+use variant_engine::{
+    Network, PackedPosition, Position, QA, QB, Registry, Variant, data_header, decode_piece,
+    input_count, random_playout, write_game,
+};
+
+fn variant(name: &str) -> Arc<Variant> {
+    Registry::builtin().get(name).unwrap()
+}
+
+/// White's material minus Black's (pockets included), from the variant's piece values.
+fn material(variant: &Variant, p: &PackedPosition) -> i32 {
+    let value = |code: u8| {
+        let (c, k) = decode_piece(code);
+        let v = variant.pieces()[k].value;
+        if c == variant_engine::Color::White {
+            v
+        } else {
+            -v
+        }
+    };
+    p.pieces.iter().map(|&(_, code)| value(code)).sum::<i32>()
+        + p.pocket
+            .iter()
+            .map(|&(code, n)| value(code) * i32::from(n))
+            .sum::<i32>()
+}
+
+/// `n` positions from random games of `variant`, labelled with the material count (times
+/// `scale`) and a result that agrees with its sign.
+fn positions(variant: &Arc<Variant>, n: usize, seed: u64, scale: i32) -> Vec<PackedPosition> {
+    (0..n as u64)
+        .map(|i| {
+            let plies = (i * 7 + seed) % 140;
+            let pos = random_playout(Position::new(variant.clone()), plies as usize, seed + i);
+            let mut p = PackedPosition::from_position(&pos, 0, 1);
+            let m = material(variant, &p) * scale;
+            p.score = m.clamp(-32000, 32000) as i16;
+            p.result = match m {
+                m if m > 150 => 2,
+                m if m < -150 => 0,
+                _ => 1,
+            };
+            p
+        })
+        .collect()
+}
+
+fn dataset(variant: &Arc<Variant>, records: &[PackedPosition]) -> Dataset {
+    let mut data = Dataset::new(variant).unwrap();
+    for p in records {
+        data.push(p).unwrap();
+    }
+    data
+}
+
+#[test]
+fn analytic_gradient_matches_finite_differences() {
+    for name in ["opulent", "orphic"] {
+        let v = variant(name);
+        let inputs = input_count(v.kind_count(), v.has_drops());
+        let mut records = positions(&v, 6, 11, 3);
+        // Scores and results that disagree with the network's initial guess on both sides.
+        for (i, p) in records.iter_mut().enumerate() {
+            p.score = [-900, 300, 1200, -150, 40, 700][i];
+            p.result = [0, 2, 1, 2, 0, 1][i];
+        }
+        let data = dataset(&v, &records);
+        let indices: Vec<u32> = (0..data.len() as u32).collect();
+        let lambda = 0.6;
+        let net = FloatNet::new(inputs, 4, 5, data.mean_active());
+        // Two threads, so the reduction of per-thread gradients is part of what is checked.
+        let mut trainer = Trainer::new(net, Adam::new(0), 2);
+        let (_, analytic) = trainer.loss_and_gradient(&data, lambda, &indices);
+        let n = indices.len() as f64;
+
+        // Coordinates: every b1, w2 and b2, and W1 at every active input of the first
+        // positions plus a few inputs no position uses (whose gradient must be 0).
+        let h = trainer.net.hidden();
+        let mut coords: Vec<usize> = (trainer.net.b1_offset()..=trainer.net.b2_offset()).collect();
+        let mut used = vec![false; inputs];
+        for i in 0..data.len() {
+            let (a, b) = data.features(i);
+            for &f in a.iter().chain(b) {
+                used[usize::from(f)] = true;
+            }
+        }
+        let (stm, other) = data.features(0);
+        for &f in stm.iter().take(6).chain(other.iter().take(6)) {
+            coords.extend((0..h).map(|j| usize::from(f) * h + j));
+        }
+        let unused: Vec<usize> = (0..inputs).filter(|&f| !used[f]).take(3).collect();
+        assert!(!unused.is_empty());
+        for &f in &unused {
+            coords.extend((0..h).map(|j| f * h + j));
+        }
+
+        let eps = 1e-3f32;
+        let (mut checked, mut kinks, mut nonzero) = (0, 0, 0);
+        for &c in &coords {
+            let base = trainer.net.params()[c];
+            let mut loss_at = |x: f32| {
+                trainer.net.params_mut()[c] = x;
+                trainer.loss(&data, lambda, &indices) * n
+            };
+            let (lo, mid, hi) = (loss_at(base - eps), loss_at(base), loss_at(base + eps));
+            trainer.net.params_mut()[c] = base;
+            let (left, right) = ((mid - lo) / f64::from(eps), (hi - mid) / f64::from(eps));
+            let central = (hi - lo) / (2.0 * f64::from(eps));
+            // A hidden value crossing the activation's kink at 1 makes the two one-sided
+            // slopes differ: the derivative is not defined there, so skip the coordinate.
+            if (left - right).abs() > 0.05 * central.abs() + 1e-3 {
+                kinks += 1;
+                continue;
+            }
+            let a = f64::from(analytic[c]);
+            assert!(
+                (a - central).abs() <= 2e-4 + 0.02 * central.abs(),
+                "{name}: parameter {c}: analytic {a}, finite difference {central}"
+            );
+            checked += 1;
+            if a.abs() > 1e-4 {
+                nonzero += 1;
+            }
+        }
+        for &f in &unused {
+            assert!(analytic[f * h..(f + 1) * h].iter().all(|&g| g == 0.0));
+        }
+        assert!(kinks * 10 <= coords.len(), "{name}: {kinks} kinks");
+        assert!(
+            nonzero * 2 >= checked - unused.len() * h,
+            "{name}: most gradients vanish ({nonzero} of {checked})"
+        );
+    }
+}
+
+/// `x` on the grid of multiples of `1/scale`.
+fn snap(x: f32, scale: i32) -> f32 {
+    (x * scale as f32).round() / scale as f32
+}
+
+/// The largest error in centipawns between the float network and the engine's evaluation
+/// of its export, asserting at each position that it is within `bound(its inputs)`.
+fn check_against_engine(
+    v: &Arc<Variant>,
+    net: &FloatNet,
+    records: &[PackedPosition],
+    bound: &dyn Fn(&[u16], &[u16]) -> f64,
+) -> f64 {
+    let engine = Network::from_bytes(&net.export(v).unwrap().to_bytes(), v).unwrap();
+    let data = dataset(v, records);
+    let mut s = Scratch::new(net.hidden());
+    let mut worst = 0.0f64;
+    for (i, p) in records.iter().enumerate() {
+        let (stm, other) = data.features(i);
+        let float = f64::from(net.evaluate(stm, other, &mut s));
+        let quantised = f64::from(engine.evaluate_position(&p.to_position(v)));
+        let err = (quantised - float).abs();
+        let limit = bound(stm, other);
+        assert!(
+            err <= limit,
+            "{}: position {i}: engine {quantised}, float {float:.2}, bound {limit:.2}",
+            v.name()
+        );
+        worst = worst.max(err);
+    }
+    worst
+}
+
+#[test]
+fn float_forward_matches_the_engine_after_export() {
+    for (name, hidden) in [("orphic", 16), ("opulent", 32)] {
+        let v = variant(name);
+        let inputs = input_count(v.kind_count(), v.has_drops());
+        let records = positions(&v, 300, 3, 1);
+        if v.has_drops() {
+            let with_pockets = records.iter().filter(|p| !p.pocket.is_empty()).count();
+            assert!(with_pockets > 30, "{with_pockets}");
+        }
+        let data = dataset(&v, &records);
+        // A briefly trained network, so that weights are not only the initial ones.
+        let net = FloatNet::new(inputs, hidden, 9, data.mean_active());
+        let mut trainer = Trainer::new(net, Adam::new(FloatNet::param_count(inputs, hidden)), 1);
+        let order: Vec<u32> = (0..data.len() as u32).collect();
+        for _ in 0..2 {
+            trainer.epoch(&data, 0.7, &order, 32, 0.01);
+        }
+
+        // 1. Weights on the quantisation grids: the export is exact, so the engine and the
+        // float network compute the same function except for the engine's two truncating
+        // divisions, `Σ c² w / QA` (under one unit of 1/(QA·QB), 400/16320 = 0.025 cp) and
+        // the final `· 400 / (QA·QB)` (under 1 cp), plus f32 rounding (far below 0.01 cp
+        // for outputs of a few units). Hence 1.05 cp, whatever the weights: a wrong
+        // perspective, activation, pocket input or scale is off by far more.
+        let mut exact = trainer.net.clone();
+        let (w2, b2) = (exact.w2_offset(), exact.b2_offset());
+        for (i, x) in exact.params_mut().iter_mut().enumerate() {
+            *x = match i {
+                i if i < w2 => snap(*x, QA),
+                i if i < b2 => snap(*x, QB),
+                _ => snap(*x, QA * QB),
+            };
+        }
+        let worst = check_against_engine(&v, &exact, &records, &|_, _| 1.05);
+        assert!(worst > 0.0 || records.is_empty());
+
+        // 2. The network as trained. Rounding each weight to its grid adds independent
+        // errors, uniform within half a step (variance step²/12): per hidden value
+        // Δh over the n+1 first-layer terms, Var = (n+1)/(12 QA²), turned into Δa ≈ 2h·Δh
+        // and weighted by w2; and per output weight Δw2 with Var = 1/(12 QB²), weighted by
+        // the activation a. The engine's error in out is about normal with
+        // σ² = Σ_j w2_j² (2h_j)² (n+1)/(12 QA²) + Σ_j a_j² / (12 QB²); 6σ (times 400 cp)
+        // plus the 1.05 cp of the exact case bounds every position.
+        let net = &trainer.net;
+        let (w2_all, b1_all) = (
+            &net.params()[net.w2_offset()..net.b2_offset()],
+            &net.params()[net.b1_offset()..net.w2_offset()],
+        );
+        let w1 = &net.params()[..net.b1_offset()];
+        let bound = |stm: &[u16], other: &[u16]| {
+            let mut var = 0.0f64;
+            for (half, features) in [stm, other].into_iter().enumerate() {
+                for j in 0..hidden {
+                    let mut x = f64::from(b1_all[j]);
+                    for &f in features {
+                        x += f64::from(w1[usize::from(f) * hidden + j]);
+                    }
+                    let c = x.clamp(0.0, 1.0);
+                    let w = f64::from(w2_all[half * hidden + j]);
+                    let slope = if x > 0.0 && x < 1.0 { 2.0 * c } else { 0.0 };
+                    let n = features.len() as f64 + 1.0;
+                    var += w * w * slope * slope * n / (12.0 * f64::from(QA * QA));
+                    var += c.powi(4) / (12.0 * f64::from(QB * QB));
+                }
+            }
+            400.0 * 6.0 * var.sqrt() + 1.05
+        };
+        let worst = check_against_engine(&v, net, &records, &bound);
+        let (max, mean) = quantisation_error(net, &v, &records).unwrap();
+        assert!((max - worst).abs() < 1e-9 && mean <= max);
+        // The typical error: well under 10 cp at these sizes.
+        assert!(mean < 10.0, "{name}: mean quantisation error {mean:.2} cp");
+    }
+}
+
+#[test]
+fn training_lowers_the_validation_loss() {
+    let v = variant("opulent");
+    let inputs = input_count(v.kind_count(), v.has_drops());
+    // Material, doubled so that targets spread well away from ½.
+    let records = positions(&v, 6000, 21, 1);
+    let data = dataset(&v, &records);
+    let train: Vec<u32> = (0..5000).collect();
+    let valid: Vec<u32> = (5000..6000).collect();
+    let net = FloatNet::new(inputs, 16, 1, data.mean_active());
+    let mut trainer = Trainer::new(net, Adam::new(FloatNet::param_count(inputs, 16)), 2);
+    let lambda = 1.0;
+    let initial = trainer.loss(&data, lambda, &valid);
+    eprintln!("initial validation loss {initial:.5}");
+    let mut last = initial;
+    for epoch in 0..6 {
+        let order = nnue_train::shuffled(&train, 1, epoch);
+        trainer.epoch(&data, lambda, &order, 64, 0.01);
+        last = trainer.loss(&data, lambda, &valid);
+        eprintln!("epoch {epoch}: validation loss {last:.5}");
+    }
+    assert!(
+        last < 0.5 * initial,
+        "validation loss {initial:.5} -> {last:.5}"
+    );
+}
+
+#[test]
+fn the_command_writes_its_files_and_resumes() {
+    let v = variant("orphic");
+    let dir = std::env::temp_dir().join(format!("nnue-train-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data_path = dir.join("orphic.bin");
+    let mut bytes = data_header(v.name());
+    let records = positions(&v, 400, 5, 1);
+    for (game, chunk) in records.chunks(40).enumerate() {
+        write_game(&mut bytes, game as u32, chunk).unwrap();
+    }
+    // A record cut short at the end, as in a file still being written.
+    bytes.extend_from_slice(&[1, 0, 1, 0]);
+    std::fs::write(&data_path, &bytes).unwrap();
+    let out = dir.join("net.nnue");
+    let csv = dir.join("loss.csv");
+    let opts = |epochs: usize, resume: bool| Options {
+        variant: "orphic".into(),
+        data: vec![data_path.clone()],
+        out: out.clone(),
+        hidden: 8,
+        epochs,
+        batch: 64,
+        lr: 0.005,
+        lambda: 0.7,
+        validation: 0.1,
+        threads: 2,
+        seed: 3,
+        checkpoint: None,
+        resume,
+        loss_csv: Some(csv.clone()),
+        max_positions: None,
+    };
+    nnue_train::run(&opts(2, false)).unwrap();
+    let first = std::fs::read(&out).unwrap();
+    nnue_train::run(&opts(3, true)).unwrap();
+    let second = std::fs::read(&out).unwrap();
+    assert_ne!(first, second, "the resumed epoch changed the network");
+    let net = Network::from_bytes(&second, &v).unwrap();
+    assert_eq!(net.hidden(), 8);
+    let lines: Vec<String> = std::fs::read_to_string(&csv)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines[0].starts_with("epoch,lr,"));
+    assert!(lines[3].starts_with("3,"));
+
+    // Another variant's data, or a resume with another shape, is refused.
+    let err = nnue_train::run(&Options {
+        variant: "opulent".into(),
+        ..opts(1, false)
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("not opulent"), "{err}");
+    let err = nnue_train::run(&Options {
+        hidden: 16,
+        ..opts(4, true)
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("hidden"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
