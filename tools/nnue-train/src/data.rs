@@ -9,8 +9,8 @@ use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use variant_engine::{
-    Color, DataError, DataReader, PackedPosition, Record, SplitMix64, Variant, data_features,
-    decode_piece, input_count,
+    Color, DataError, DataReader, HandEval, NET_SCALE, PackedPosition, Record, SplitMix64, Variant,
+    data_features, decode_piece, input_count,
 };
 
 use crate::TrainError;
@@ -25,6 +25,9 @@ pub struct Dataset {
     sides: Vec<u8>,
     scores: Vec<i16>,
     results: Vec<u8>,
+    /// Per position, what the output is added to before the sigmoid: 0, or for a residual
+    /// network the hand-written evaluation in output units (centipawns / 400).
+    bases: Vec<f32>,
     /// Position `i`'s side-to-move inputs are `features[offsets[2i]..offsets[2i+1]]`, the
     /// other side's `features[offsets[2i+1]..offsets[2i+2]]`.
     offsets: Vec<u32>,
@@ -60,6 +63,7 @@ impl Dataset {
             sides: Vec::new(),
             scores: Vec::new(),
             results: Vec::new(),
+            bases: Vec::new(),
             offsets: vec![0],
             features: Vec::new(),
             scratch: Vec::with_capacity(128),
@@ -126,7 +130,22 @@ impl Dataset {
         self.sides.push(p.side);
         self.scores.push(score);
         self.results.push(result);
+        self.bases.push(0.0);
         Ok(())
+    }
+
+    /// Sets the last position's base (see [`Dataset::base`]) to `cp` centipawns.
+    pub fn set_last_base(&mut self, cp: i32) {
+        if let Some(b) = self.bases.last_mut() {
+            *b = cp as f32 / NET_SCALE as f32;
+        }
+    }
+
+    /// What position `i`'s output is added to before the sigmoid: 0, or for a residual
+    /// network the hand-written evaluation (side to move's view) in output units.
+    #[inline]
+    pub fn base(&self, i: usize) -> f32 {
+        self.bases[i]
     }
 
     /// The active inputs of position `i`: the side to move's, then the other side's.
@@ -199,16 +218,18 @@ pub struct Loaded {
 /// Reads every position of `paths`, which must all be data files of `variant`, up to
 /// `max_positions`, keeping up to `keep_samples` validation records (by `split`) whole. A
 /// file cut inside a record (one still being written) is read up to its last whole record.
+/// With `hand`, every position's base is its hand-written evaluation (a residual network).
 ///
 /// # Errors
 /// [`TrainError`] naming the file that cannot be opened or read, is not a data file, is for
 /// another variant or holds a record that does not fit the variant.
 pub fn load(
     paths: &[PathBuf],
-    variant: &Variant,
+    variant: &std::sync::Arc<Variant>,
     max_positions: Option<usize>,
     split: Split,
     keep_samples: usize,
+    hand: Option<&HandEval>,
 ) -> Result<Loaded, TrainError> {
     let mut data = Dataset::new(variant)?;
     let mut samples = Vec::new();
@@ -228,6 +249,7 @@ pub fn load(
             limit,
             split,
             keep_samples,
+            hand,
             &mut data,
             &mut samples,
         )?;
@@ -242,10 +264,11 @@ pub fn load(
 fn read_file<R: Read>(
     path: &Path,
     reader: R,
-    variant: &Variant,
+    variant: &std::sync::Arc<Variant>,
     limit: usize,
     split: Split,
     keep_samples: usize,
+    hand: Option<&HandEval>,
     data: &mut Dataset,
     samples: &mut Vec<PackedPosition>,
 ) -> Result<(), TrainError> {
@@ -281,6 +304,9 @@ fn read_file<R: Read>(
                 Refused::TooMany => "too many inputs in all (use --max-positions)",
             },
         })?;
+        if let Some(hand) = hand {
+            data.set_last_base(hand.evaluate(&p.to_position(variant)));
+        }
         if samples.len() < keep_samples && split.is_validation(index) {
             samples.push(p);
         }

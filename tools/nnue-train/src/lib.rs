@@ -49,7 +49,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use variant_engine::{
-    DataError, NetError, Network, Registry, SplitMix64, UnknownVariant, Variant, input_count,
+    DataError, HandEval, NetError, Network, Registry, SplitMix64, UnknownVariant, Variant,
+    input_count,
 };
 
 use crate::checkpoint::{Checkpoint, CheckpointError, write_atomically};
@@ -177,6 +178,10 @@ pub struct Options {
     /// Load at most this many positions.
     #[arg(long)]
     pub max_positions: Option<usize>,
+    /// Train a residual network: a correction added to the hand-written evaluation (the
+    /// loss sees their sum), flagged as such in the file.
+    #[arg(long)]
+    pub residual: bool,
 }
 
 impl Options {
@@ -340,6 +345,7 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
         opts.max_positions,
         split,
         QUANTISATION_SAMPLES,
+        opts.residual.then(|| HandEval::new(&variant)).as_ref(),
     )?;
     let data = loaded.data;
     let (valid, train): (Vec<u32>, Vec<u32>) =
@@ -397,12 +403,20 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
         }
         .save(&ckpt_path)
         .map_err(io_error(&ckpt_path))?;
-        let bytes = trainer.net.export(&variant)?.to_bytes();
+        let bytes = trainer
+            .net
+            .export(&variant)?
+            .with_residual(opts.residual)
+            .to_bytes();
         write_atomically(&opts.out, &bytes).map_err(io_error(&opts.out))?;
     }
     if first_epoch >= opts.epochs {
         // Nothing left to train: still leave the checkpoint's network at --out.
-        let bytes = trainer.net.export(&variant)?.to_bytes();
+        let bytes = trainer
+            .net
+            .export(&variant)?
+            .with_residual(opts.residual)
+            .to_bytes();
         write_atomically(&opts.out, &bytes).map_err(io_error(&opts.out))?;
     }
     let (max, mean) = quantisation_error(&trainer.net, &variant, &loaded.samples)?;

@@ -286,16 +286,18 @@ impl FloatNet {
         self.forward(stm, other, s) * NET_SCALE as f32
     }
 
-    /// The loss `(sigmoid(out) - target)²` of one position; adds its gradient to `grad`.
+    /// The loss `(sigmoid(base + out) - target)²` of one position; adds its gradient to
+    /// `grad`. `base` is 0, or a residual network's hand-written evaluation in output units.
     pub fn backward(
         &self,
         stm: &[u16],
         other: &[u16],
         target: f32,
+        base: f32,
         s: &mut Scratch,
         grad: &mut Gradient,
     ) -> f32 {
-        let out = self.forward(stm, other, s);
+        let out = base + self.forward(stm, other, s);
         let p = sigmoid(out);
         let e = p - target;
         // d(e²)/d out = 2 e · p (1 - p).

@@ -102,10 +102,11 @@ fn pass(
         let i = i as usize;
         let (stm, other) = data.features(i);
         let target = data.target(i, lambda);
+        let base = data.base(i);
         loss += f64::from(if let Some(g) = grad.as_deref_mut() {
-            net.backward(stm, other, target, scratch, g)
+            net.backward(stm, other, target, base, scratch, g)
         } else {
-            let e = crate::net::sigmoid(net.forward(stm, other, scratch)) - target;
+            let e = crate::net::sigmoid(base + net.forward(stm, other, scratch)) - target;
             e * e
         });
     }

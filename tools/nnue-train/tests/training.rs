@@ -312,8 +312,14 @@ fn the_command_writes_its_files_and_resumes() {
         resume,
         loss_csv: Some(csv.clone()),
         max_positions: None,
+        residual: false,
     };
     nnue_train::run(&opts(2, false)).unwrap();
+    assert!(
+        !Network::from_bytes(&std::fs::read(&out).unwrap(), &v)
+            .unwrap()
+            .residual()
+    );
     let first = std::fs::read(&out).unwrap();
     nnue_train::run(&opts(3, true)).unwrap();
     let second = std::fs::read(&out).unwrap();
@@ -328,6 +334,22 @@ fn the_command_writes_its_files_and_resumes() {
     assert_eq!(lines.len(), 4, "{lines:?}");
     assert!(lines[0].starts_with("epoch,lr,"));
     assert!(lines[3].starts_with("3,"));
+
+    // A residual run fits the correction to the hand-written evaluation and says so in the
+    // file.
+    let residual_out = dir.join("residual.nnue");
+    nnue_train::run(&Options {
+        out: residual_out.clone(),
+        residual: true,
+        loss_csv: None,
+        ..opts(1, false)
+    })
+    .unwrap();
+    assert!(
+        Network::from_bytes(&std::fs::read(&residual_out).unwrap(), &v)
+            .unwrap()
+            .residual()
+    );
 
     // Another variant's data, or a resume with another shape, is refused.
     let err = nnue_train::run(&Options {
