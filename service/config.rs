@@ -130,6 +130,10 @@ pub struct Config {
     /// uses the hand-written evaluation.
     #[arg(long = "eval-file", env = "VARIANT_EVAL_FILES", value_delimiter = ',')]
     pub eval_files: Vec<PathBuf>,
+    /// Evaluate with the networks shipped in the binary (docs/NNUE.md) for the variants that
+    /// have one and got no `--eval-file`. Off by default.
+    #[arg(long, env = "VARIANT_USE_NNUE")]
+    pub use_nnue: bool,
 }
 
 impl Default for Config {

@@ -147,10 +147,12 @@ pub struct Prepared {
 }
 
 /// Loads the `--eval-file` networks, each for the variant it names (one per variant: a later
-/// file for the same variant replaces an earlier one). They live for the rest of the process.
+/// file for the same variant replaces an earlier one), then with `builtin` the shipped ones of
+/// the variants still without one. They live for the rest of the process.
 fn load_nets(
     registry: &Registry,
     paths: &[std::path::PathBuf],
+    builtin: bool,
 ) -> Result<Vec<&'static Network>, ServerError> {
     let mut nets: Vec<&'static Network> = Vec::new();
     for path in paths {
@@ -164,6 +166,20 @@ fn load_nets(
         let net = Network::from_bytes(&bytes, &variant).map_err(|e| refused(e.to_string()))?;
         nets.retain(|n| n.variant_name() != name);
         nets.push(Box::leak(Box::new(net)));
+    }
+    if builtin {
+        for variant in registry.iter() {
+            if nets.iter().any(|n| n.variant_name() == variant.name()) {
+                continue;
+            }
+            let shipped = Network::builtin(variant).map_err(|e| ServerError::Network {
+                path: format!("(shipped network of {})", variant.name()),
+                reason: e.to_string(),
+            })?;
+            if let Some(net) = shipped {
+                nets.push(Box::leak(Box::new(net)));
+            }
+        }
     }
     Ok(nets)
 }
@@ -188,7 +204,7 @@ pub fn prepare(config: Config) -> Result<Prepared, ServerError> {
         threads_per_slot: config.search_threads,
     }));
     let connections = Connections::new(config.handshake_timeout());
-    let nets = load_nets(&Registry::builtin(), &config.eval_files)?;
+    let nets = load_nets(&Registry::builtin(), &config.eval_files, config.use_nnue)?;
     for net in &nets {
         tracing::info!(
             variant = net.variant_name(),

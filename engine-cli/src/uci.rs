@@ -359,6 +359,18 @@ impl<W: Write + Send + 'static> UciSession<W> {
         Ok(())
     }
 
+    /// The current variant's network: one loaded with `EvalFile`, else the shipped one (loaded
+    /// on first use and kept).
+    fn net_for_variant(&mut self) -> Option<&'static Network> {
+        let name = self.variant.name();
+        if let Some(net) = self.nets.iter().find(|n| n.variant_name() == name) {
+            return Some(*net);
+        }
+        let net: &'static Network = Box::leak(Box::new(Network::builtin(&self.variant).ok()??));
+        self.nets.push(net);
+        Some(net)
+    }
+
     /// Loads a network file for the variant it names; returns that name.
     fn load_net(&mut self, path: &str) -> Result<String, String> {
         let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
@@ -486,11 +498,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             fresh_table: false,
         };
         if self.use_nnue {
-            options.features.eval.net = self
-                .nets
-                .iter()
-                .find(|n| n.variant_name() == self.variant.name())
-                .copied();
+            options.features.eval.net = self.net_for_variant();
         }
         if let Some(level) = Level::get(self.level) {
             level.apply(&mut limits, &mut options);
@@ -793,6 +801,31 @@ mod tests {
             "wait",
         ]);
         assert!(!off.contains("score cp -123 "), "{off}");
+        // Without a file, `Use NNUE` takes the variant's shipped network (Opulent has one).
+        let score = |out: &str| {
+            out.lines()
+                .find(|l| l.starts_with("info depth 2 "))
+                .and_then(|l| l.split(" score cp ").nth(1))
+                .and_then(|t| t.split(' ').next())
+                .map(str::to_owned)
+        };
+        let hand = run(&[
+            "setoption name UCI_Variant value opulent",
+            "position startpos",
+            "go depth 2",
+            "wait",
+        ]);
+        let shipped = run(&[
+            "setoption name Use NNUE value true",
+            "setoption name UCI_Variant value opulent",
+            "position startpos",
+            "go depth 2",
+            "wait",
+        ]);
+        assert!(
+            score(&hand).is_some() && score(&hand) != score(&shipped),
+            "{hand}\n{shipped}"
+        );
         let bad = run(&["setoption name EvalFile value /nonexistent/net.nnue"]);
         assert!(
             bad.contains("info string EvalFile /nonexistent/net.nnue: "),

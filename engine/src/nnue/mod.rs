@@ -426,6 +426,26 @@ impl Network {
     }
 }
 
+/// The networks shipped in the binary (`engine/nets/`, recipe and hashes in docs/NNUE.md):
+/// `(variant, file)`. None is the default evaluation of its variant until it has won its
+/// match against the hand-written one; front ends turn them on (UCI `Use NNUE`, the service's
+/// `--use-nnue`).
+const BUILTIN: &[(&str, &[u8])] = &[("opulent", include_bytes!("../../nets/opulent-r1.nnue"))];
+
+impl Network {
+    /// The network shipped for `variant`, if there is one.
+    ///
+    /// # Errors
+    /// [`NetError`] when the shipped file does not load (a test checks every one does).
+    pub fn builtin(variant: &Variant) -> Result<Option<Self>, NetError> {
+        BUILTIN
+            .iter()
+            .find(|(name, _)| *name == variant.name())
+            .map(|(_, bytes)| Self::from_bytes(bytes, variant))
+            .transpose()
+    }
+}
+
 /// A stack of accumulators, one per position on the search's current line, in one flat
 /// allocation (a push copies the parent's `2 H` values, then the move's updates apply).
 #[derive(Debug, Clone)]
@@ -522,6 +542,24 @@ pub(crate) mod tests {
             .collect();
         let b2 = (uniform(0.1) * f64::from(QA * QB)) as i32;
         Network::from_parts(variant, hidden, w1, b1, w2, b2).unwrap()
+    }
+
+    #[test]
+    fn every_shipped_network_loads_for_its_variant() {
+        let registry = Registry::builtin();
+        for (name, _) in BUILTIN {
+            let v = registry.get(name).unwrap();
+            let net = Network::builtin(&v).unwrap().unwrap();
+            assert_eq!(net.variant_name(), *name);
+            // The start position is nearly balanced: the correction stays small.
+            let e = net.evaluate_position(&Position::new(v.clone()));
+            assert!(e.abs() < 100, "{name}: {e}");
+        }
+        assert!(
+            Network::builtin(&registry.get("chess").unwrap())
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]
