@@ -51,7 +51,7 @@ pub enum DataError {
     /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] io::Error),
-    /// The file does not start with [`DATA_MAGIC`].
+    /// The file does not start with `VDATA001`.
     #[error("not a training data file (no VDATA001 header)")]
     Magic,
     /// A record is malformed.
@@ -210,7 +210,7 @@ impl<R: Read> DataReader<R> {
         self.offset
     }
 
-    fn bytes<const N: usize>(&mut self) -> Result<[u8; N], DataError> {
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N], DataError> {
         let mut b = [0u8; N];
         self.inner.read_exact(&mut b)?;
         self.offset += N as u64;
@@ -230,19 +230,19 @@ impl<R: Read> DataReader<R> {
         }
         match tag[0] {
             TAG_POSITION => {
-                let [side, result, s0, s1, n] = self.bytes::<5>()?;
+                let [side, result, s0, s1, n] = self.read_array::<5>()?;
                 if side > 1 || result > 2 {
                     return Err(DataError::Corrupt(self.offset, "side or result"));
                 }
                 let mut pieces = Vec::with_capacity(usize::from(n));
                 for _ in 0..n {
-                    let [sq, p] = self.bytes::<2>()?;
+                    let [sq, p] = self.read_array::<2>()?;
                     pieces.push((sq, p));
                 }
-                let [m] = self.bytes::<1>()?;
+                let [m] = self.read_array::<1>()?;
                 let mut pocket = Vec::with_capacity(usize::from(m));
                 for _ in 0..m {
-                    let [p, c] = self.bytes::<2>()?;
+                    let [p, c] = self.read_array::<2>()?;
                     pocket.push((p, c));
                 }
                 Ok(Some(Record::Position(PackedPosition {
@@ -253,7 +253,9 @@ impl<R: Read> DataReader<R> {
                     pocket,
                 })))
             }
-            TAG_GAME_END => Ok(Some(Record::GameEnd(u32::from_le_bytes(self.bytes()?)))),
+            TAG_GAME_END => Ok(Some(Record::GameEnd(u32::from_le_bytes(
+                self.read_array()?,
+            )))),
             _ => Err(DataError::Corrupt(self.offset, "unknown tag")),
         }
     }
