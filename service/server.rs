@@ -161,10 +161,8 @@ fn load_nets(
             reason,
         };
         let bytes = std::fs::read(path).map_err(|e| refused(e.to_string()))?;
-        let name = Network::peek_variant(&bytes).map_err(|e| refused(e.to_string()))?;
-        let variant = registry.get(&name).map_err(|e| refused(e.to_string()))?;
-        let net = Network::from_bytes(&bytes, &variant).map_err(|e| refused(e.to_string()))?;
-        nets.retain(|n| n.variant_name() != name);
+        let net = Network::load(&bytes, registry).map_err(|e| refused(e.to_string()))?;
+        nets.retain(|n| n.variant_name() != net.variant_name());
         nets.push(Box::leak(Box::new(net)));
     }
     if builtin {

@@ -456,21 +456,11 @@ async fn a_deadline_of_a_few_milliseconds_still_gets_a_legal_move() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_eval_file_network_evaluates_its_variant_only() {
-    use variant_engine::{NET_SCALE, Network, QA, QB, Registry, input_count};
+    use variant_engine::{Network, Registry};
     // A network whose only weight is the output bias: 123 cp for the side to move, so a
     // depth-1 search reports -123 (the reply's side gets the 123) wherever it is used.
     let soho = Registry::builtin().get("soho").expect("soho");
-    let hidden = 8;
-    let inputs = input_count(soho.kind_count(), false);
-    let net = Network::from_parts(
-        &soho,
-        hidden,
-        vec![0; inputs * hidden],
-        vec![0; hidden],
-        vec![0; 2 * hidden],
-        (123 * QA * QB + NET_SCALE - 1) / NET_SCALE,
-    )
-    .expect("network");
+    let net = Network::constant(&soho, 123, false);
     let dir = std::env::temp_dir().join(format!("eval-file-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("soho.nnue");

@@ -9,8 +9,8 @@
 //! seed and N, so the file holds the same games whatever the interruptions).
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, Seek, SeekFrom, Write};
+use std::fs::File;
+use std::io::{self, BufReader, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -89,14 +89,7 @@ pub fn run(
         Err(e) if e.kind() == io::ErrorKind::NotFound => (0, HashSet::new()),
         Err(e) => return Err(io_err(e)),
     };
-    let mut file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(io_err)?;
-    file.set_len(keep).map_err(io_err)?;
-    file.seek(SeekFrom::End(0)).map_err(io_err)?;
+    let mut file = crate::tunedata::open_after(path, keep).map_err(io_err)?;
     if keep == 0 {
         file.write_all(&data_header(variant.name()))
             .map_err(io_err)?;
@@ -178,6 +171,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
     use variant_engine::{Record, Registry};
 
     #[test]

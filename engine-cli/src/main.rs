@@ -220,9 +220,7 @@ fn bench_net_main(depth: u32, path: &std::path::Path) -> ExitCode {
     let registry = Registry::builtin();
     let loaded = (|| -> Result<_, String> {
         let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-        let name = Network::peek_variant(&bytes).map_err(|e| e.to_string())?;
-        let variant = registry.get(&name).map_err(|e| e.to_string())?;
-        Network::from_bytes(&bytes, &variant).map_err(|e| e.to_string())
+        Network::load(&bytes, &registry).map_err(|e| e.to_string())
     })();
     let net: &'static Network = match loaded {
         Ok(n) => Box::leak(Box::new(n)),
@@ -312,54 +310,52 @@ fn tune_main(args: &TuneArgs) -> ExitCode {
 }
 
 fn tune_data_main(args: &TuneDataArgs) -> ExitCode {
-    let variant = match Registry::builtin().get(&args.variant) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(USAGE_ERROR);
-        }
-    };
     let cfg = tunedata::TuneDataConfig {
         games: args.games,
         nodes: args.nodes,
         seed: args.seed,
         opening_plies: args.plies,
     };
-    match tunedata::run(&variant, &cfg, &args.out, &mut io::stderr()) {
-        Ok(n) => {
-            eprintln!("wrote {n} positions to {}", args.out.display());
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    write_games(&args.variant, &args.out, |variant| {
+        tunedata::run(variant, &cfg, &args.out, &mut io::stderr())
+    })
 }
 
 fn datagen_main(args: &DatagenArgs) -> ExitCode {
-    let variant = match Registry::builtin().get(&args.variant) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(USAGE_ERROR);
-        }
-    };
     let cfg = tunedata::TuneDataConfig {
         games: args.games,
         nodes: args.nodes,
         seed: args.seed,
         opening_plies: args.plies,
     };
-    match datagen::run(
-        &variant,
-        &cfg,
-        args.threads as usize,
-        &args.out,
-        &mut io::stderr(),
-    ) {
+    write_games(&args.variant, &args.out, |variant| {
+        datagen::run(
+            variant,
+            &cfg,
+            args.threads as usize,
+            &args.out,
+            &mut io::stderr(),
+        )
+    })
+}
+
+/// The shared frame of `tune-data` and `datagen`: looks the variant up, runs `play` (which
+/// writes the positions to `out`) and reports how many it wrote.
+fn write_games<E: std::fmt::Display>(
+    variant: &str,
+    out: &std::path::Path,
+    play: impl FnOnce(&std::sync::Arc<variant_engine::Variant>) -> Result<u64, E>,
+) -> ExitCode {
+    let variant = match Registry::builtin().get(variant) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    match play(&variant) {
         Ok(n) => {
-            eprintln!("wrote {n} positions to {}", args.out.display());
+            eprintln!("wrote {n} positions to {}", out.display());
             ExitCode::SUCCESS
         }
         Err(e) => {

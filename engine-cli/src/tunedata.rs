@@ -235,6 +235,19 @@ pub fn play_game(
     "0.5"
 }
 
+/// Opens `path` for appending after its first `keep` bytes (the whole games a resumed run
+/// keeps: a half-written game after them is cut off), creating it when absent.
+pub(crate) fn open_after(path: &Path, keep: u64) -> io::Result<File> {
+    let mut file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    file.set_len(keep)?;
+    file.seek(SeekFrom::End(0))?;
+    Ok(file)
+}
+
 /// Runs (or resumes) a `tune-data` run writing to `path`, with progress lines on `progress`;
 /// returns the number of positions written by this run.
 ///
@@ -252,16 +265,7 @@ pub fn run(
     };
     let head = header(variant, cfg);
     let (keep, done) = scan(path, &head)?;
-    let mut file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(io_err)?;
-    // Drop a half-written game, then append.
-    file.set_len(keep).map_err(io_err)?;
-    file.seek(SeekFrom::End(0)).map_err(io_err)?;
+    let mut file = open_after(path, keep).map_err(io_err)?;
     if keep == 0 {
         writeln!(file, "{head}").map_err(io_err)?;
     }

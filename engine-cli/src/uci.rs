@@ -374,9 +374,8 @@ impl<W: Write + Send + 'static> UciSession<W> {
     /// Loads a network file for the variant it names; returns that name.
     fn load_net(&mut self, path: &str) -> Result<String, String> {
         let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-        let name = Network::peek_variant(&bytes).map_err(|e| e.to_string())?;
-        let variant = self.registry.get(&name).map_err(|e| e.to_string())?;
-        let net = Network::from_bytes(&bytes, &variant).map_err(|e| e.to_string())?;
+        let net = Network::load(&bytes, &self.registry).map_err(|e| e.to_string())?;
+        let name = net.variant_name().to_owned();
         self.nets.retain(|n| n.variant_name() != name);
         self.nets.push(Box::leak(Box::new(net)));
         Ok(name)
@@ -763,20 +762,7 @@ mod tests {
         // 123 cp for the side to move, so a depth-1 search from any position reports -123
         // (the reply's side gets the 123) once the network is on, and something else off.
         let v = Registry::builtin().get("soho").unwrap();
-        let hidden = 8;
-        let inputs = variant_engine::input_count(v.kind_count(), false);
-        // Rounded up: the output truncates toward zero.
-        let b2 = (123 * variant_engine::QA * variant_engine::QB + variant_engine::NET_SCALE - 1)
-            / variant_engine::NET_SCALE;
-        let net = Network::from_parts(
-            &v,
-            hidden,
-            vec![0; inputs * hidden],
-            vec![0; hidden],
-            vec![0; 2 * hidden],
-            b2,
-        )
-        .unwrap();
+        let net = Network::constant(&v, 123, false);
         let path = std::env::temp_dir().join(format!("uci-net-{}.nnue", std::process::id()));
         std::fs::write(&path, net.to_bytes()).unwrap();
         let load = format!("setoption name EvalFile value {}", path.display());

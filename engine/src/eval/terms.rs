@@ -6,7 +6,11 @@ use crate::eval::params::EvalParams;
 use crate::nnue::Network;
 
 /// Which evaluation terms are on (for self-play comparisons), and which weights.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Equality compares the weights and the network by address: they are loaded once and kept,
+/// so the same load is the same address, and comparing a network's weights by value would
+/// walk megabytes.
+#[derive(Clone, Copy, Debug)]
 pub struct EvalTerms {
     /// Piece-square terms (centralisation, pawn advancement, king placement).
     pub pst: bool,
@@ -33,6 +37,46 @@ pub struct EvalTerms {
     pub net: Option<&'static Network>,
 }
 
+/// True when both are `None` or both point at the same value.
+fn same<T>(a: Option<&T>, b: Option<&T>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => std::ptr::eq(a, b),
+        _ => false,
+    }
+}
+
+impl PartialEq for EvalTerms {
+    fn eq(&self, other: &Self) -> bool {
+        // Destructured so that a new field cannot be left out of the comparison.
+        let Self {
+            pst,
+            mobility,
+            pawns,
+            king_safety,
+            threats,
+            decima,
+            drops,
+            params,
+            net,
+        } = *self;
+        [pst, mobility, pawns, king_safety, threats, decima, drops]
+            == [
+                other.pst,
+                other.mobility,
+                other.pawns,
+                other.king_safety,
+                other.threats,
+                other.decima,
+                other.drops,
+            ]
+            && same(params, other.params)
+            && same(net, other.net)
+    }
+}
+
+impl Eq for EvalTerms {}
+
 impl Default for EvalTerms {
     fn default() -> Self {
         Self {
@@ -46,5 +90,31 @@ impl Default for EvalTerms {
             params: None,
             net: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Registry;
+
+    #[test]
+    fn networks_compare_by_address() {
+        let v = Registry::builtin().get("soho").unwrap();
+        let a: &'static Network = Box::leak(Box::new(Network::constant(&v, 5, false)));
+        let b: &'static Network = Box::leak(Box::new(Network::constant(&v, 5, false)));
+        assert_eq!(a, b, "the two networks are equal by value");
+        let with = |net| EvalTerms {
+            net: Some(net),
+            ..EvalTerms::default()
+        };
+        assert_eq!(with(a), with(a));
+        assert_ne!(with(a), with(b));
+        assert_ne!(with(a), EvalTerms::default());
+        let off = EvalTerms {
+            threats: false,
+            ..EvalTerms::default()
+        };
+        assert_ne!(off, EvalTerms::default());
     }
 }

@@ -117,6 +117,9 @@ pub enum NetError {
     /// An output weight is too large for the overflow-free sum.
     #[error("output weight {0} out of range (|w| <= 127)")]
     OutputWeight(i16),
+    /// The file names a variant the registry does not have.
+    #[error("network is for variant {0:?}, which this engine does not know")]
+    UnknownVariant(String),
 }
 
 /// A quantised network for one variant (see the module documentation).
@@ -182,7 +185,9 @@ impl<'a> Reader<'a> {
 }
 
 impl Network {
-    /// Builds a network from its parts (the trainer's export and the tests).
+    /// Builds a network from its parts (the trainer's export and the tests). `residual`: the
+    /// output is a correction added to the hand-written evaluation instead of the whole
+    /// evaluation.
     ///
     /// # Errors
     /// [`NetError::Header`] when a size does not match, [`NetError::OutputWeight`] when an
@@ -195,6 +200,7 @@ impl Network {
         b1: Vec<i16>,
         w2: Vec<i16>,
         b2: i32,
+        residual: bool,
     ) -> Result<Self, NetError> {
         let kinds = variant.kind_count();
         let pocket = variant.has_drops();
@@ -214,7 +220,7 @@ impl Network {
             ranks: variant.ranks(),
             kinds,
             pocket,
-            residual: false,
+            residual,
             hidden,
             w1,
             b1,
@@ -234,6 +240,19 @@ impl Network {
         }
         let name_len = usize::from(r.u16()?);
         Ok(String::from_utf8_lossy(r.take(name_len)?).into_owned())
+    }
+
+    /// Reads a network file for the variant it names, looked up in `registry`: the one way the
+    /// front ends (UCI `EvalFile`, `bench --eval-file`, the service's `--eval-file`) load a file.
+    ///
+    /// # Errors
+    /// [`NetError::UnknownVariant`] when the registry lacks the variant, else as [`Self::from_bytes`].
+    pub fn load(bytes: &[u8], registry: &crate::Registry) -> Result<Self, NetError> {
+        let name = Self::peek_variant(bytes)?;
+        let variant = registry
+            .get(&name)
+            .map_err(|_| NetError::UnknownVariant(name.chars().take(100).collect()))?;
+        Self::from_bytes(bytes, &variant)
     }
 
     /// Reads a network file made for `variant`.
@@ -282,15 +301,29 @@ impl Network {
         if r.at != bytes.len() {
             return Err(NetError::Trailing(bytes.len() - r.at));
         }
-        Ok(Self::from_parts(variant, hidden, w1, b1, w2, b2)?.with_residual(flags & 1 != 0))
+        Self::from_parts(variant, hidden, w1, b1, w2, b2, flags & 1 != 0)
     }
 
-    /// The same network as a correction added to the hand-written evaluation (`true`) or as
-    /// the whole evaluation (`false`, the default).
-    #[must_use]
-    pub fn with_residual(mut self, residual: bool) -> Self {
-        self.residual = residual;
-        self
+    /// A network for `variant` that scores every position `cp` centipawns for the side to
+    /// move (only its output bias is non-zero): the tests' probe for where a network is in
+    /// use. The bias is rounded up because the output truncates toward zero.
+    #[doc(hidden)]
+    pub fn constant(variant: &Variant, cp: i32, residual: bool) -> Self {
+        let hidden = 8;
+        let inputs = input_count(variant.kind_count(), variant.has_drops());
+        Self {
+            variant: variant.name().to_owned(),
+            files: variant.files(),
+            ranks: variant.ranks(),
+            kinds: variant.kind_count(),
+            pocket: variant.has_drops(),
+            residual,
+            hidden,
+            w1: vec![0; inputs * hidden],
+            b1: vec![0; hidden],
+            w2: vec![0; 2 * hidden],
+            b2: (cp * QA * QB + SCALE - 1) / SCALE,
+        }
     }
 
     /// True when the network's output is added to the hand-written evaluation.
@@ -344,6 +377,15 @@ impl Network {
         }
     }
 
+    /// Adds `count` times input `feature`'s column to `acc` (a pocket count input).
+    #[inline]
+    fn column_times(&self, acc: &mut [i16], feature: usize, count: i16) {
+        let col = &self.w1[feature * self.hidden..(feature + 1) * self.hidden];
+        for (a, &w) in acc.iter_mut().zip(col) {
+            *a = a.wrapping_add(w.wrapping_mul(count));
+        }
+    }
+
     /// Adds or removes `piece` on `sq` in both perspectives of `acc` (White's half first).
     #[inline]
     pub(crate) fn update(&self, acc: &mut [i16], piece: Piece, sq: Square, sign: i16) {
@@ -385,19 +427,25 @@ impl Network {
         if !self.pocket {
             return self.output(us, them);
         }
-        // Pocket inputs: each piece in hand adds its column once per piece held.
-        let mut both = [us.to_vec(), them.to_vec()];
-        for (slot, perspective) in both.iter_mut().zip([pos.side, !pos.side]) {
+        // Pocket inputs: a count input, so each kind in hand adds its column times the count.
+        // The copies live on the stack: this runs at every evaluation of a drop variant.
+        let mut buf = [0i16; 2 * MAX_HIDDEN];
+        let (mine, theirs) = buf.split_at_mut(MAX_HIDDEN);
+        let (mine, theirs) = (&mut mine[..h], &mut theirs[..h]);
+        mine.copy_from_slice(us);
+        theirs.copy_from_slice(them);
+        for (slot, perspective) in [(&mut *mine, pos.side), (&mut *theirs, !pos.side)] {
             for c in Color::ALL {
                 for k in 0..self.kinds {
                     let n = pos.pocket[c][k];
-                    for _ in 0..n {
-                        self.column(slot, pocket_feature(perspective, c, k, self.kinds), 1);
+                    if n > 0 {
+                        let feature = pocket_feature(perspective, c, k, self.kinds);
+                        self.column_times(slot, feature, i16::from(n));
                     }
                 }
             }
         }
-        self.output(&both[0], &both[1])
+        self.output(mine, theirs)
     }
 
     /// The output neuron over the side to move's and the other side's accumulators.
@@ -541,7 +589,7 @@ pub(crate) mod tests {
             .map(|_| (uniform(1.98) * f64::from(QB)).round() as i16)
             .collect();
         let b2 = (uniform(0.1) * f64::from(QA * QB)) as i32;
-        Network::from_parts(variant, hidden, w1, b1, w2, b2).unwrap()
+        Network::from_parts(variant, hidden, w1, b1, w2, b2, false).unwrap()
     }
 
     #[test]
@@ -569,6 +617,14 @@ pub(crate) mod tests {
         let net = random_net(&opulent, 16, 3);
         let bytes = net.to_bytes();
         assert_eq!(Network::from_bytes(&bytes, &opulent).unwrap(), net);
+        assert_eq!(Network::load(&bytes, &registry).unwrap(), net);
+        let mut renamed = bytes.clone();
+        // The name follows the magic and its u16 length: "opulent" becomes "opulenx".
+        renamed[8 + 2 + 6] = b'x';
+        assert_eq!(
+            Network::load(&renamed, &registry),
+            Err(NetError::UnknownVariant("opulenx".into()))
+        );
         let chess = registry.get("chess").unwrap();
         assert!(matches!(
             Network::from_bytes(&bytes, &chess),
@@ -591,7 +647,7 @@ pub(crate) mod tests {
         let mut w2 = vec![0; 32];
         w2[5] = 128;
         assert_eq!(
-            Network::from_parts(&opulent, 16, net.w1.clone(), net.b1.clone(), w2, 0),
+            Network::from_parts(&opulent, 16, net.w1.clone(), net.b1.clone(), w2, 0, false),
             Err(NetError::OutputWeight(128))
         );
     }
@@ -600,20 +656,7 @@ pub(crate) mod tests {
     fn a_residual_network_corrects_the_hand_written_evaluation() {
         let registry = Registry::builtin();
         let v = registry.get("decima").unwrap();
-        let hidden = 8;
-        let inputs = input_count(v.kind_count(), false);
-        // Only the output bias: +123 cp for the side to move (rounded up, see `output`).
-        let b2 = (123 * QA * QB + SCALE - 1) / SCALE;
-        let net = Network::from_parts(
-            &v,
-            hidden,
-            vec![0; inputs * hidden],
-            vec![0; hidden],
-            vec![0; 2 * hidden],
-            b2,
-        )
-        .unwrap()
-        .with_residual(true);
+        let net = Network::constant(&v, 123, true);
         let back = Network::from_bytes(&net.to_bytes(), &v).unwrap();
         assert!(back.residual());
         let hand = crate::HandEval::new(&v);
@@ -653,7 +696,8 @@ pub(crate) mod tests {
         let registry = Registry::builtin();
         for (i, v) in registry.iter().enumerate() {
             // Every other variant with the network as a correction of the hand-written one.
-            let net = random_net(v, 16, 5).with_residual(i % 2 == 1);
+            let mut net = random_net(v, 16, 5);
+            net.residual = i % 2 == 1;
             let net: &'static Network = Box::leak(Box::new(net));
             let searcher = Searcher::new(SearcherConfig { hash_mb: 1 });
             let mut options = SearchOptions::default();

@@ -237,7 +237,7 @@ pub fn quantisation_error(
     samples: &[variant_engine::PackedPosition],
 ) -> Result<(f64, f64), TrainError> {
     // Through the file form, as the engine will load it.
-    let quantised = Network::from_bytes(&net.export(variant)?.to_bytes(), variant)?;
+    let quantised = Network::from_bytes(&net.export(variant, false)?.to_bytes(), variant)?;
     let mut data = Dataset::new(variant)?;
     let mut scratch = Scratch::new(net.hidden());
     let (mut max, mut sum, mut n) = (0.0f64, 0.0f64, 0usize);
@@ -261,6 +261,12 @@ fn io_error(path: &std::path::Path) -> impl FnOnce(io::Error) -> TrainError + '_
         path: path.to_path_buf(),
         source,
     }
+}
+
+/// Quantises `net` and writes it to `--out` (atomically, so a stopped run leaves a whole file).
+fn write_network(net: &FloatNet, variant: &Variant, opts: &Options) -> Result<(), TrainError> {
+    let bytes = net.export(variant, opts.residual)?.to_bytes();
+    write_atomically(&opts.out, &bytes).map_err(io_error(&opts.out))
 }
 
 /// Opens the loss CSV: appended to on a resumed run, started afresh otherwise, with the
@@ -403,21 +409,11 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
         }
         .save(&ckpt_path)
         .map_err(io_error(&ckpt_path))?;
-        let bytes = trainer
-            .net
-            .export(&variant)?
-            .with_residual(opts.residual)
-            .to_bytes();
-        write_atomically(&opts.out, &bytes).map_err(io_error(&opts.out))?;
+        write_network(&trainer.net, &variant, opts)?;
     }
     if first_epoch >= opts.epochs {
         // Nothing left to train: still leave the checkpoint's network at --out.
-        let bytes = trainer
-            .net
-            .export(&variant)?
-            .with_residual(opts.residual)
-            .to_bytes();
-        write_atomically(&opts.out, &bytes).map_err(io_error(&opts.out))?;
+        write_network(&trainer.net, &variant, opts)?;
     }
     let (max, mean) = quantisation_error(&trainer.net, &variant, &loaded.samples)?;
     println!(

@@ -348,12 +348,13 @@ impl FloatNet {
     }
 
     /// The quantised network for `variant`: `W1` and `b1` times [`QA`], `w2` times [`QB`],
-    /// `b2` times `QA · QB`, each rounded to the nearest integer.
+    /// `b2` times `QA · QB`, each rounded to the nearest integer; `residual` flags it as a
+    /// correction to the hand-written evaluation.
     ///
     /// # Errors
     /// [`NetError`] when the sizes do not fit `variant` or an output weight is out of range
     /// (the clipping after every step keeps them in range).
-    pub fn export(&self, variant: &Variant) -> Result<Network, NetError> {
+    pub fn export(&self, variant: &Variant, residual: bool) -> Result<Network, NetError> {
         let (w1, b1, w2, b2) = self.layers();
         let qa = QA as f32;
         let to_i16 = |x: f32, scale: f32| (x * scale).round() as i16;
@@ -364,6 +365,7 @@ impl FloatNet {
             b1.iter().map(|&b| to_i16(b, qa)).collect(),
             w2.iter().map(|&w| to_i16(w, QB as f32)).collect(),
             (f64::from(b2) * f64::from(QA) * f64::from(QB)).round() as i32,
+            residual,
         )
     }
 }

@@ -157,7 +157,7 @@ fn check_against_engine(
     records: &[PackedPosition],
     bound: &dyn Fn(&[u16], &[u16]) -> f64,
 ) -> f64 {
-    let engine = Network::from_bytes(&net.export(v).unwrap().to_bytes(), v).unwrap();
+    let engine = Network::from_bytes(&net.export(v, false).unwrap().to_bytes(), v).unwrap();
     let data = dataset(v, records);
     let mut s = Scratch::new(net.hidden());
     let mut worst = 0.0f64;
