@@ -13,6 +13,7 @@
 /// let (mut a, mut b) = (SplitMix64(7), SplitMix64(7));
 /// assert_eq!(a.next_u64(), b.next_u64());
 /// assert!(a.below(10) < 10);
+/// assert!((0.0..1.0).contains(&a.next_f64()));
 /// ```
 #[derive(Debug, Clone)]
 pub struct SplitMix64(pub u64);
@@ -25,6 +26,12 @@ impl SplitMix64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// A uniform draw in `[0, 1)`: the top 53 bits of the next `u64`, every value a double
+    /// can hold exactly on that grid.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// A generator seeded unpredictably (the standard library's per-process random hash keys

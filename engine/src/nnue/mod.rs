@@ -575,7 +575,7 @@ pub(crate) mod tests {
     pub(crate) fn random_net(variant: &Variant, hidden: usize, seed: u64) -> Network {
         let mut rng = SplitMix64(seed);
         let mut uniform = |scale: f64| {
-            let unit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let unit = rng.next_f64();
             (2.0 * unit - 1.0) * scale
         };
         let inputs = input_count(variant.kind_count(), variant.has_drops());

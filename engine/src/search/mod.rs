@@ -216,6 +216,8 @@ impl Searcher {
             .map(|k| evaluator.value(k))
             .collect();
         let see = SeeValues::new(&values, pos.variant().royal_kind().map(PieceKind::index));
+        // Level 20 is full strength: only 0..=19 weaken the play.
+        let skill = options.skill_level.filter(|&l| l < 20);
         let shared = Shared {
             tt: &self.tt,
             evaluator,
@@ -226,9 +228,8 @@ impl Searcher {
             nodes: AtomicU64::new(0),
             features,
             lmr: LmrTable::new(),
-            whole_first_iteration: options.skill_level.is_some_and(|l| l < 20),
+            whole_first_iteration: skill.is_some(),
         };
-        let skill = options.skill_level.filter(|&l| l < 20);
         let no_limit = limits.depth.is_none()
             && limits.nodes.is_none()
             && limits.movetime.is_none()
@@ -615,23 +616,23 @@ fn skill_pick(lines: &[(RootMove, u32)], level: u8, seed: u64) -> (Option<&RootM
         .max()
         .unwrap_or(top.prev_score);
     let safe = |rm: &RootMove| rm.prev_score > -MATE_BOUND || top_score <= -MATE_BOUND;
-    let weight = |rm: &RootMove| {
-        // Beyond 20 temperatures a line's weight is nil anyway; the clamp keeps exp finite.
-        let gap = f64::from(top_score.saturating_sub(rm.prev_score)).min(20.0 * temperature);
-        (-gap / temperature).exp()
-    };
-    let total: f64 = lines
+    // The lines that may be chosen with their weights. Beyond 20 temperatures a line's
+    // weight is nil anyway; the clamp keeps exp finite.
+    let weighted: Vec<(&RootMove, f64)> = lines
         .iter()
-        .filter(|(rm, _)| safe(rm))
-        .map(|(rm, _)| weight(rm))
-        .sum();
+        .map(|(rm, _)| rm)
+        .filter(|rm| safe(rm))
+        .map(|rm| {
+            let gap = f64::from(top_score.saturating_sub(rm.prev_score)).min(20.0 * temperature);
+            (rm, (-gap / temperature).exp())
+        })
+        .collect();
+    let total: f64 = weighted.iter().map(|(_, w)| w).sum();
     let mut rng = SplitMix64(seed ^ 0x9e37_79b9_7f4a_7c15);
-    // 53 random bits as a uniform draw in [0, total).
-    let mut draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+    let mut draw = rng.next_f64() * total;
     let mut chosen = top;
-    for (rm, _) in lines.iter().filter(|(rm, _)| safe(rm)) {
+    for &(rm, w) in &weighted {
         chosen = rm;
-        let w = weight(rm);
         if draw < w {
             break;
         }

@@ -201,8 +201,7 @@ impl Split {
     /// True when position `i` is held out for validation.
     pub fn is_validation(&self, i: usize) -> bool {
         let mut h = SplitMix64(self.seed.wrapping_mul(0x0100_0000_01b3) ^ i as u64);
-        let unit = (h.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        unit < self.fraction
+        h.next_f64() < self.fraction
     }
 }
 
