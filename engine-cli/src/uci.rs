@@ -24,9 +24,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use variant_engine::{
-    Clock, Color, Features, Level, Limits, MAX_LEVEL, Network, Position, Registry, Score,
-    SearchInfo, SearchOptions, Searcher, SearcherConfig, SplitMix64, Square, Variant, divide,
-    perft, quote,
+    Clock, Color, EvalParams, Features, Level, Limits, MAX_LEVEL, Network, Position, Registry,
+    Score, SearchInfo, SearchOptions, Searcher, SearcherConfig, SplitMix64, Square, Variant,
+    divide, perft, quote,
 };
 
 /// Default transposition-table size in MiB.
@@ -134,6 +134,9 @@ pub struct UciSession<W: Write + Send + 'static> {
     nets: Vec<&'static Network>,
     /// `Use NNUE`: evaluate with the current variant's loaded network.
     use_nnue: bool,
+    /// Evaluation weights loaded with the `EvalParams` option, at most one file per variant,
+    /// used instead of the shipped ones (kept for the life of the process, as the networks).
+    params: Vec<&'static EvalParams>,
     running: Option<Running>,
 }
 
@@ -170,6 +173,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             features: Features::default(),
             nets: Vec::new(),
             use_nnue: false,
+            params: Vec::new(),
             running: None,
         }
     }
@@ -254,6 +258,10 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 // it on.
                 writeln!(self.out, "option name EvalFile type string default <empty>")?;
                 writeln!(self.out, "option name Use NNUE type check default false")?;
+                writeln!(
+                    self.out,
+                    "option name EvalParams type string default <empty>"
+                )?;
                 writeln!(self.out, "uciok")?;
             }
             "isready" => writeln!(self.out, "readyok")?,
@@ -332,6 +340,13 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 Err(e) => writeln!(self.out, "info string EvalFile {path}: {e}")?,
             },
             (Some("EvalFile"), _) => {}
+            (Some("EvalParams"), Some(path)) if path != "<empty>" => {
+                match self.load_params(&path) {
+                    Ok(name) => writeln!(self.out, "info string loaded weights {path} for {name}")?,
+                    Err(e) => writeln!(self.out, "info string EvalParams {path}: {e}")?,
+                }
+            }
+            (Some("EvalParams"), _) => {}
             (Some("Use NNUE"), Some(value)) => match value.as_str() {
                 "true" => self.use_nnue = true,
                 "false" => self.use_nnue = false,
@@ -378,6 +393,24 @@ impl<W: Write + Send + 'static> UciSession<W> {
         let name = net.variant_name().to_owned();
         self.nets.retain(|n| n.variant_name() != name);
         self.nets.push(Box::leak(Box::new(net)));
+        Ok(name)
+    }
+
+    /// Loads a weights file (`EvalParams`, the format `tune` writes) for the variant its
+    /// `variant` line names; returns that name.
+    fn load_params(&mut self, path: &str) -> Result<String, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let name = text
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim())
+            .find_map(|l| l.strip_prefix("variant "))
+            .map(str::trim)
+            .ok_or("no `variant NAME` line")?;
+        let variant = self.registry.get(name).map_err(|e| e.to_string())?;
+        let params = EvalParams::parse(&variant, &text).map_err(|e| e.to_string())?;
+        let name = params.variant_name().to_owned();
+        self.params.retain(|p| p.variant_name() != name);
+        self.params.push(Box::leak(Box::new(params)));
         Ok(name)
     }
 
@@ -498,6 +531,10 @@ impl<W: Write + Send + 'static> UciSession<W> {
         };
         if self.use_nnue {
             options.features.eval.net = self.net_for_variant();
+        }
+        let variant = self.variant.name();
+        if let Some(params) = self.params.iter().find(|p| p.variant_name() == variant) {
+            options.features.eval.params = Some(*params);
         }
         if let Some(level) = Level::get(self.level) {
             level.apply(&mut limits, &mut options);
@@ -754,6 +791,72 @@ mod tests {
             }
         }
         String::from_utf8(buf.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn eval_params_replaces_the_weights_of_its_variant_only() {
+        // Black has no queen: the shipped weights score that as a queen up for White, and a
+        // weights file with every weight 0 scores every position about 0.
+        let v = Registry::builtin().get("soho").unwrap();
+        let zero: String = EvalParams::builtin(&v)
+            .unwrap()
+            .to_text()
+            .lines()
+            .map(|line| {
+                let mut words = line.split_whitespace();
+                match (words.next(), words.count()) {
+                    (Some("variant"), _) | (None, _) => format!("{line}\n"),
+                    (Some(name), 1) => format!("{name} 0\n"),
+                    (Some(name), _) => format!("{name} 0 0\n"),
+                }
+            })
+            .collect();
+        let path = std::env::temp_dir().join(format!("uci-params-{}.txt", std::process::id()));
+        std::fs::write(&path, zero).unwrap();
+        let load = format!("setoption name EvalParams value {}", path.display());
+        let fen = "position fen cwf4fwc/rnbu1kubnr/pppppppppp/10/10/10/10/PPPPPPPPPP/\
+                   RNBUQKUBNR/CWF4FWC w KQkq - 0 1";
+        let score = |out: &str| -> i32 {
+            out.lines()
+                .find(|l| l.starts_with("info depth 1 "))
+                .and_then(|l| l.split(" score cp ").nth(1))
+                .and_then(|t| t.split(' ').next())
+                .and_then(|t| t.parse().ok())
+                .unwrap_or_else(|| panic!("no depth-1 score in {out}"))
+        };
+        let go = [
+            "setoption name UCI_Variant value soho",
+            fen,
+            "go depth 1",
+            "wait",
+        ];
+        let shipped = run(&go);
+        let zeroed = run(&[&load, go[0], go[1], go[2], go[3]]);
+        assert!(zeroed.contains("info string loaded weights"), "{zeroed}");
+        assert!(score(&shipped) > 500, "{shipped}");
+        assert!(score(&zeroed).abs() < 50, "{zeroed}");
+        // The file is for SOHO: Opulent keeps its own weights.
+        let opulent = |extra: &[&str]| {
+            let mut lines = extra.to_vec();
+            lines.extend([
+                "setoption name UCI_Variant value opulent",
+                "position startpos",
+                "go depth 2",
+                "wait",
+            ]);
+            let out = run(&lines);
+            out.lines()
+                .filter(|l| l.starts_with("info depth 2 "))
+                .map(|l| l.split(" nodes ").next().unwrap_or("").to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(opulent(&[&load]), opulent(&[]));
+        let bad = run(&["setoption name EvalParams value /nonexistent/w.txt"]);
+        assert!(
+            bad.contains("info string EvalParams /nonexistent/w.txt: "),
+            "{bad}"
+        );
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
