@@ -339,14 +339,13 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 Ok(name) => writeln!(self.out, "info string loaded network {path} for {name}")?,
                 Err(e) => writeln!(self.out, "info string EvalFile {path}: {e}")?,
             },
-            (Some("EvalFile"), _) => {}
             (Some("EvalParams"), Some(path)) if path != "<empty>" => {
                 match self.load_params(&path) {
                     Ok(name) => writeln!(self.out, "info string loaded weights {path} for {name}")?,
                     Err(e) => writeln!(self.out, "info string EvalParams {path}: {e}")?,
                 }
             }
-            (Some("EvalParams"), _) => {}
+            (Some("EvalFile" | "EvalParams"), _) => {}
             (Some("Use NNUE"), Some(value)) => match value.as_str() {
                 "true" => self.use_nnue = true,
                 "false" => self.use_nnue = false,
@@ -805,7 +804,7 @@ mod tests {
             .map(|line| {
                 let mut words = line.split_whitespace();
                 match (words.next(), words.count()) {
-                    (Some("variant"), _) | (None, _) => format!("{line}\n"),
+                    (Some("variant") | None, _) => format!("{line}\n"),
                     (Some(name), 1) => format!("{name} 0\n"),
                     (Some(name), _) => format!("{name} 0 0\n"),
                 }
