@@ -16,9 +16,13 @@ mod uci;
 
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
-use variant_engine::{EvalParams, Network, Registry, TuneConfig, TuneProgress, TuningSet};
+use variant_engine::{
+    DataError, DataReader, EvalParams, Network, Record, Registry, TuneConfig, TuneProgress,
+    TuningSet, Variant,
+};
 
 use crate::matches::args::MatchArgs;
 use crate::matches::run_match;
@@ -83,9 +87,10 @@ struct TuneArgs {
     /// Variant name.
     #[arg(long)]
     variant: String,
-    /// Labelled positions (`FEN;result` lines, as `tune-data` writes them).
-    #[arg(long)]
-    data: std::path::PathBuf,
+    /// Labelled positions: `FEN;result` lines as `tune-data` writes them, or a `datagen`
+    /// file (repeatable: the files' positions are tuned on together).
+    #[arg(long, required = true)]
+    data: Vec<std::path::PathBuf>,
     /// Starting weights (a parameter file); the variant's shipped ones when absent.
     #[arg(long)]
     start: Option<std::path::PathBuf>,
@@ -238,6 +243,54 @@ fn bench_net_main(depth: u32, path: &std::path::Path) -> ExitCode {
     }
 }
 
+/// The labelled positions of `path` as `tune` reads them: a `tune-data` text file as it is,
+/// or a `datagen` binary file turned into the same lines (FEN; White's result; `# game N`
+/// after each game), so the network's training data can also fit the hand-written weights.
+/// The binary format keeps no castling rights or move counters, which no weight depends on.
+fn tuning_text(path: &std::path::Path, variant: &Arc<Variant>) -> Result<String, String> {
+    let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let bytes = std::fs::read(path).map_err(|e| failed(&e))?;
+    let Ok(mut reader) = DataReader::new(&bytes[..]) else {
+        return String::from_utf8(bytes).map_err(|_| failed(&"neither text nor a datagen file"));
+    };
+    if reader.variant_name() != variant.name() {
+        return Err(failed(&format!(
+            "holds {} positions, not {}",
+            reader.variant_name(),
+            variant.name()
+        )));
+    }
+    let mut text = String::new();
+    loop {
+        match reader.next_record() {
+            Ok(Some(Record::Position(p))) => {
+                let result = ["0", "0.5", "1"]
+                    .get(usize::from(p.result))
+                    .ok_or_else(|| {
+                        failed(&format!(
+                            "result code {} at byte {}",
+                            p.result,
+                            reader.offset()
+                        ))
+                    })?;
+                text.push_str(&p.to_position(variant).fen());
+                text.push(';');
+                text.push_str(result);
+                text.push('\n');
+            }
+            Ok(Some(Record::GameEnd(game))) => {
+                text.push_str("# game ");
+                text.push_str(&game.to_string());
+                text.push('\n');
+            }
+            Ok(None) => return Ok(text),
+            // A file still being written ends inside a record: use what is whole.
+            Err(DataError::Io(e)) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(text),
+            Err(e) => return Err(failed(&e)),
+        }
+    }
+}
+
 fn tune_main(args: &TuneArgs) -> ExitCode {
     let prepared = (|| -> Result<_, String> {
         let variant = Registry::builtin()
@@ -248,10 +301,17 @@ fn tune_main(args: &TuneArgs) -> ExitCode {
             (None, true) => EvalParams::defaults(&variant),
             (None, false) => EvalParams::builtin(&variant).map_err(|e| e.to_string())?,
         };
-        let text = std::fs::read_to_string(&args.data)
-            .map_err(|e| format!("{}: {e}", args.data.display()))?;
-        let set = TuningSet::parse(&variant, &text)
-            .map_err(|e| format!("{}: {e}", args.data.display()))?;
+        let mut set: Option<TuningSet> = None;
+        for path in &args.data {
+            let text = tuning_text(path, &variant)?;
+            let more = TuningSet::parse(&variant, &text)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            match set.as_mut() {
+                Some(set) => set.append(more).map_err(|e| e.to_string())?,
+                None => set = Some(more),
+            }
+        }
+        let set = set.ok_or("no --data file")?;
         Ok((start, set))
     })();
     let (start, set) = match prepared {
@@ -261,7 +321,16 @@ fn tune_main(args: &TuneArgs) -> ExitCode {
             return ExitCode::from(USAGE_ERROR);
         }
     };
-    eprintln!("{} positions from {}", set.len(), args.data.display());
+    let names: Vec<String> = args
+        .data
+        .iter()
+        .map(|p| {
+            p.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        })
+        .collect();
+    let names = names.join(", ");
+    eprintln!("{} positions from {names}", set.len());
     let cfg = TuneConfig {
         iterations: args.iterations,
         learning_rate: args.learning_rate,
@@ -287,11 +356,8 @@ fn tune_main(args: &TuneArgs) -> ExitCode {
     let before = first.unwrap_or_else(|| last.clone());
     // The header records how the file was made, so a run can be repeated.
     let header = format!(
-        "tuned by `variant-engine tune` on {} ({} positions), {} iterations, step {}, K {:.6}\n\
+        "tuned by `variant-engine tune` on {names} ({} positions), {} iterations, step {}, K {:.6}\n\
          loss: training {:.6} -> {:.6}, validation {:.6} -> {:.6}",
-        args.data
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         set.len(),
         args.iterations,
         args.learning_rate,
@@ -388,6 +454,48 @@ mod tests {
     use clap::CommandFactory as _;
 
     use super::*;
+
+    #[test]
+    fn tune_reads_datagen_files_as_labelled_lines() {
+        use variant_engine::{PackedPosition, Position, data_header, write_game};
+        let registry = Registry::builtin();
+        let v = registry.get("soho").unwrap();
+        let start = Position::new(v.clone());
+        let dir = std::env::temp_dir().join(format!("tune-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.bin");
+        let mut bytes = data_header("soho");
+        let win = PackedPosition::from_position(&start, 30, 2);
+        let loss = PackedPosition::from_position(&start, -30, 0);
+        write_game(&mut bytes, 7, &[win, loss]).unwrap();
+        // A record cut short (a file still being written) is left out.
+        bytes.extend_from_slice(&[1, 0, 2]);
+        std::fs::write(&path, &bytes).unwrap();
+        let text = tuning_text(&path, &v).unwrap();
+        // The packed format keeps the board, the pockets and the side to move.
+        let fen = start.fen();
+        let fen = fen.split(" w ").next().unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(
+            lines[0].starts_with(fen) && lines[0].ends_with(";1"),
+            "{text}"
+        );
+        assert!(lines[1].ends_with(";0"), "{text}");
+        assert_eq!(lines[2], "# game 7");
+        assert_eq!(TuningSet::parse(&v, &text).unwrap().len(), 2);
+        // Another variant's file is refused; a text file is read as it is.
+        let opulent = registry.get("opulent").unwrap();
+        let err = tuning_text(&path, &opulent).unwrap_err();
+        assert!(err.contains("holds soho positions, not opulent"), "{err}");
+        let epd = dir.join("d.epd");
+        std::fs::write(&epd, format!("{};0.5\n", start.fen())).unwrap();
+        assert_eq!(
+            tuning_text(&epd, &v).unwrap(),
+            format!("{};0.5\n", start.fen())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("variant-engine").chain(args.iter().copied()))

@@ -305,6 +305,21 @@ impl TuningSet {
         self.entries.is_empty()
     }
 
+    /// Adds the positions of `other`, read from another file for the same variant (game
+    /// numbers may repeat between files: they only pick the validation games).
+    ///
+    /// # Errors
+    /// [`TuneError::Params`] when `other` is for another variant.
+    pub fn append(&mut self, other: TuningSet) -> Result<(), TuneError> {
+        if other.variant.name() != self.variant.name() {
+            return Err(TuneError::Params {
+                found: other.variant.name().to_owned(),
+            });
+        }
+        self.entries.extend(other.entries);
+        Ok(())
+    }
+
     fn theta(&self, start: &EvalParams) -> Result<Vec<[f64; 2]>, TuneError> {
         if start.variant_name() != self.variant.name() || start.defs != self.layout.defs {
             return Err(TuneError::Params {
