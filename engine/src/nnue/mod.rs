@@ -478,7 +478,10 @@ impl Network {
 /// `(variant, file)`. None is the default evaluation of its variant until it has won its
 /// match against the hand-written one; front ends turn them on (UCI `Use NNUE`, the service's
 /// `--use-nnue`).
-const BUILTIN: &[(&str, &[u8])] = &[("opulent", include_bytes!("../../nets/opulent-r1.nnue"))];
+const BUILTIN: &[(&str, &[u8])] = &[
+    ("opulent", include_bytes!("../../nets/opulent-r1.nnue")),
+    ("soho", include_bytes!("../../nets/soho-r1.nnue")),
+];
 
 impl Network {
     /// The network shipped for `variant`, if there is one.
