@@ -399,14 +399,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
     /// `variant` line names; returns that name.
     fn load_params(&mut self, path: &str) -> Result<String, String> {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-        let name = text
-            .lines()
-            .map(|l| l.split('#').next().unwrap_or("").trim())
-            .find_map(|l| l.strip_prefix("variant "))
-            .map(str::trim)
-            .ok_or("no `variant NAME` line")?;
-        let variant = self.registry.get(name).map_err(|e| e.to_string())?;
-        let params = EvalParams::parse(&variant, &text).map_err(|e| e.to_string())?;
+        let params = EvalParams::parse_in(&self.registry, &text).map_err(|e| e.to_string())?;
         let name = params.variant_name().to_owned();
         self.params.retain(|p| p.variant_name() != name);
         self.params.push(Box::leak(Box::new(params)));

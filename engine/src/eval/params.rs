@@ -450,6 +450,14 @@ pub enum ParamsError {
         /// Weights found.
         found: usize,
     },
+    /// The file's `variant` line names no variant of the registry it was read against.
+    #[error("line {line}: unknown variant {name:?}")]
+    UnknownVariant {
+        /// The line.
+        line: usize,
+        /// The name, as written (at most 100 characters).
+        name: String,
+    },
     /// A parameter of the layout that the file does not give.
     #[error("parameter {name:?} is missing")]
     Missing {
@@ -612,6 +620,39 @@ impl EvalParams {
         })
     }
 
+    /// Reads a parameter file for whichever variant of `registry` its `variant` line names
+    /// (for a reader that does not know the variant beforehand, such as the UCI option).
+    ///
+    /// # Errors
+    /// [`ParamsError::UnknownVariant`] when the named variant is not in `registry`, otherwise
+    /// as [`EvalParams::parse`].
+    pub fn parse_in(registry: &crate::Registry, text: &str) -> Result<Self, ParamsError> {
+        let first = text.lines().enumerate().find_map(|(n, raw)| {
+            let content = raw.split('#').next().unwrap_or("").trim();
+            (!content.is_empty()).then_some((n + 1, content))
+        });
+        let Some((line, content)) = first else {
+            return Err(ParamsError::NoVariantLine {
+                line: text.lines().count() + 1,
+                found: String::new(),
+            });
+        };
+        let mut words = content.split_whitespace();
+        let (Some("variant"), Some(name), None) = (words.next(), words.next(), words.next()) else {
+            return Err(ParamsError::NoVariantLine {
+                line,
+                found: content.chars().take(100).collect(),
+            });
+        };
+        let variant = registry
+            .get(name)
+            .map_err(|_| ParamsError::UnknownVariant {
+                line,
+                name: name.chars().take(100).collect(),
+            })?;
+        Self::parse(&variant, text)
+    }
+
     /// Reads a parameter file from disk (see [`EvalParams::parse`]).
     ///
     /// # Errors
@@ -696,6 +737,43 @@ mod tests {
                 found: 2,
                 ..
             })
+        ));
+    }
+
+    #[test]
+    fn parse_in_finds_the_variant_its_file_names() {
+        let registry = Registry::builtin();
+        let soho = registry.get("soho").unwrap();
+        let text = format!(
+            "# a comment first
+{}",
+            EvalParams::defaults(&soho).to_text()
+        );
+        let params = EvalParams::parse_in(&registry, &text).unwrap();
+        assert_eq!(params.variant_name(), "soho");
+        assert_eq!(params, EvalParams::defaults(&soho));
+        assert!(matches!(
+            EvalParams::parse_in(
+                &registry,
+                "variant nosuch
+tempo 1 1
+"
+            ),
+            Err(ParamsError::UnknownVariant { line: 1, .. })
+        ));
+        assert!(matches!(
+            EvalParams::parse_in(
+                &registry,
+                "# only
+
+tempo 1 1
+"
+            ),
+            Err(ParamsError::NoVariantLine { line: 3, .. })
+        ));
+        assert!(matches!(
+            EvalParams::parse_in(&registry, ""),
+            Err(ParamsError::NoVariantLine { line: 1, .. })
         ));
     }
 }
