@@ -243,15 +243,18 @@ fn bench_net_main(depth: u32, path: &std::path::Path) -> ExitCode {
     }
 }
 
-/// The labelled positions of `path` as `tune` reads them: a `tune-data` text file as it is,
-/// or a `datagen` binary file turned into the same lines (FEN; White's result; `# game N`
-/// after each game), so the network's training data can also fit the hand-written weights.
-/// The binary format keeps no castling rights or move counters, which no weight depends on.
-fn tuning_text(path: &std::path::Path, variant: &Arc<Variant>) -> Result<String, String> {
+/// The labelled positions of `path` as `tune` reads them: a `tune-data` text file, or a
+/// `datagen` binary file traced directly (no text in between), so the network's training data
+/// can also fit the hand-written weights. Positions take their game number as in the text
+/// format (one more than the last game ended before them). The binary format keeps no
+/// castling rights or move counters, which no weight depends on.
+fn tuning_set(path: &std::path::Path, variant: &Arc<Variant>) -> Result<TuningSet, String> {
     let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let bytes = std::fs::read(path).map_err(|e| failed(&e))?;
     let Ok(mut reader) = DataReader::new(&bytes[..]) else {
-        return String::from_utf8(bytes).map_err(|_| failed(&"neither text nor a datagen file"));
+        let text =
+            String::from_utf8(bytes).map_err(|_| failed(&"neither text nor a datagen file"))?;
+        return TuningSet::parse(variant, &text).map_err(|e| failed(&e));
     };
     if reader.variant_name() != variant.name() {
         return Err(failed(&format!(
@@ -260,34 +263,37 @@ fn tuning_text(path: &std::path::Path, variant: &Arc<Variant>) -> Result<String,
             variant.name()
         )));
     }
-    let mut text = String::new();
-    loop {
-        match reader.next_record() {
-            Ok(Some(Record::Position(p))) => {
-                let result = ["0", "0.5", "1"]
-                    .get(usize::from(p.result))
-                    .ok_or_else(|| {
-                        failed(&format!(
+    let mut game = 1;
+    let mut error = None;
+    let positions = std::iter::from_fn(|| {
+        loop {
+            match reader.next_record() {
+                Ok(Some(Record::Position(p))) => {
+                    let Some(&result) = [0.0, 0.5, 1.0].get(usize::from(p.result)) else {
+                        error = Some(format!(
                             "result code {} at byte {}",
                             p.result,
                             reader.offset()
-                        ))
-                    })?;
-                text.push_str(&p.to_position(variant).fen());
-                text.push(';');
-                text.push_str(result);
-                text.push('\n');
+                        ));
+                        return None;
+                    };
+                    return Some((p.to_position(variant), result, game));
+                }
+                Ok(Some(Record::GameEnd(g))) => game = u64::from(g) + 1,
+                Ok(None) => return None,
+                // A file still being written ends inside a record: use what is whole.
+                Err(DataError::Io(e)) if e.kind() == io::ErrorKind::UnexpectedEof => return None,
+                Err(e) => {
+                    error = Some(e.to_string());
+                    return None;
+                }
             }
-            Ok(Some(Record::GameEnd(game))) => {
-                text.push_str("# game ");
-                text.push_str(&game.to_string());
-                text.push('\n');
-            }
-            Ok(None) => return Ok(text),
-            // A file still being written ends inside a record: use what is whole.
-            Err(DataError::Io(e)) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(text),
-            Err(e) => return Err(failed(&e)),
         }
+    });
+    let set = TuningSet::from_positions(variant, positions);
+    match error {
+        Some(e) => Err(failed(&e)),
+        None => Ok(set),
     }
 }
 
@@ -303,9 +309,7 @@ fn tune_main(args: &TuneArgs) -> ExitCode {
         };
         let mut set: Option<TuningSet> = None;
         for path in &args.data {
-            let text = tuning_text(path, &variant)?;
-            let more = TuningSet::parse(&variant, &text)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let more = tuning_set(path, &variant)?;
             match set.as_mut() {
                 Some(set) => set.append(more).map_err(|e| e.to_string())?,
                 None => set = Some(more),
@@ -456,44 +460,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tune_reads_datagen_files_as_labelled_lines() {
-        use variant_engine::{PackedPosition, Position, data_header, write_game};
+    fn tune_reads_datagen_files_like_the_same_text() {
+        use variant_engine::{EvalParams, PackedPosition, Position, data_header, write_game};
         let registry = Registry::builtin();
         let v = registry.get("soho").unwrap();
         let start = Position::new(v.clone());
-        let dir = std::env::temp_dir().join(format!("tune-text-{}", std::process::id()));
+        let mut after = start.clone();
+        after.play(start.parse_uci("e3e5").unwrap());
+        let dir = std::env::temp_dir().join(format!("tune-set-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("d.bin");
         let mut bytes = data_header("soho");
         let win = PackedPosition::from_position(&start, 30, 2);
-        let loss = PackedPosition::from_position(&start, -30, 0);
+        let loss = PackedPosition::from_position(&after, -30, 0);
         write_game(&mut bytes, 7, &[win, loss]).unwrap();
         // A record cut short (a file still being written) is left out.
         bytes.extend_from_slice(&[1, 0, 2]);
         std::fs::write(&path, &bytes).unwrap();
-        let text = tuning_text(&path, &v).unwrap();
-        // The packed format keeps the board, the pockets and the side to move.
-        let fen = start.fen();
-        let fen = fen.split(" w ").next().unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 3, "{text}");
-        assert!(
-            lines[0].starts_with(fen) && lines[0].ends_with(";1"),
-            "{text}"
-        );
-        assert!(lines[1].ends_with(";0"), "{text}");
-        assert_eq!(lines[2], "# game 7");
-        assert_eq!(TuningSet::parse(&v, &text).unwrap().len(), 2);
-        // Another variant's file is refused; a text file is read as it is.
-        let opulent = registry.get("opulent").unwrap();
-        let err = tuning_text(&path, &opulent).unwrap_err();
-        assert!(err.contains("holds soho positions, not opulent"), "{err}");
+        let from_binary = tuning_set(&path, &v).unwrap();
+        assert_eq!(from_binary.len(), 2);
+        // The same positions as text give the same loss under any weights.
         let epd = dir.join("d.epd");
-        std::fs::write(&epd, format!("{};0.5\n", start.fen())).unwrap();
-        assert_eq!(
-            tuning_text(&epd, &v).unwrap(),
-            format!("{};0.5\n", start.fen())
+        std::fs::write(
+            &epd,
+            format!("{};1\n{};0\n# game 7\n", start.fen(), after.fen()),
+        )
+        .unwrap();
+        let from_text = tuning_set(&epd, &v).unwrap();
+        let params = EvalParams::builtin(&v).unwrap();
+        let (a, b) = (
+            from_binary.loss(&params, 0.01).unwrap(),
+            from_text.loss(&params, 0.01).unwrap(),
         );
+        assert!(a > 0.0 && (a - b).abs() < 1e-12, "{a} against {b}");
+        // Another variant's file is refused.
+        let opulent = registry.get("opulent").unwrap();
+        let err = tuning_set(&path, &opulent).unwrap_err();
+        assert!(err.contains("holds soho positions, not opulent"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

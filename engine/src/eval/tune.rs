@@ -219,6 +219,41 @@ fn model(e: &Entry, theta: &[[f64; 2]]) -> (f64, [Option<f64>; 2]) {
     (mg * e.mg + eg * (1.0 - e.mg), danger)
 }
 
+/// One line of the text format: a position with its result, or `None` for a comment or a
+/// blank line (a `# game N` comment numbers the positions after it `N + 1`).
+fn parse_line(
+    variant: &Arc<Variant>,
+    line: usize,
+    raw: &str,
+    game: &mut u64,
+) -> Result<Option<(Position, f64, u64)>, TuneError> {
+    let content = raw.trim();
+    if let Some(rest) = content.strip_prefix('#') {
+        if let Some(g) = rest.trim().strip_prefix("game ")
+            && let Ok(g) = g.trim().parse::<u64>()
+        {
+            *game = g + 1;
+        }
+        return Ok(None);
+    }
+    if content.is_empty() {
+        return Ok(None);
+    }
+    let Some((fen, result)) = content.rsplit_once(';') else {
+        return Err(TuneError::Syntax {
+            line,
+            text: content.to_owned(),
+        });
+    };
+    let result = parse_result(result).ok_or_else(|| TuneError::Result {
+        line,
+        text: result.to_owned(),
+    })?;
+    let pos = Position::from_fen(variant.clone(), fen.trim())
+        .map_err(|source| TuneError::Fen { line, source })?;
+    Ok(Some((pos, result, *game)))
+}
+
 fn parse_result(text: &str) -> Option<f64> {
     match text.trim() {
         "1" | "1.0" | "1-0" => Some(1.0),
@@ -235,46 +270,41 @@ impl TuningSet {
     /// # Errors
     /// [`TuneError`] naming the first bad line.
     pub fn parse(variant: &Arc<Variant>, text: &str) -> Result<Self, TuneError> {
+        let mut game = 1;
+        let mut error = None;
+        let positions = text
+            .lines()
+            .enumerate()
+            .filter_map(|(n, raw)| parse_line(variant, n + 1, raw, &mut game).transpose())
+            .map_while(|r| r.map_err(|e| error = Some(e)).ok());
+        let set = Self::from_positions(variant, positions);
+        match error {
+            Some(e) => Err(e),
+            None => Ok(set),
+        }
+    }
+
+    /// Traces positions of `variant` already built, each with White's result (1, 0.5 or 0)
+    /// and the number of its game (which picks the validation games): the path for readers
+    /// of other formats, such as the network's binary data, that need no text in between.
+    pub fn from_positions(
+        variant: &Arc<Variant>,
+        positions: impl IntoIterator<Item = (Position, f64, u64)>,
+    ) -> Self {
         let family = variant.rules().eval_family(variant);
         let layout = Layout::new(variant, family);
         let defaults = EvalParams::from_layout(variant, &layout);
         // The trace does not depend on the weights: any will do.
         let evaluator = Evaluator::with_params(variant, EvalTerms::default(), &defaults);
-        let mut entries = Vec::new();
-        let mut game = 1;
-        for (n, raw) in text.lines().enumerate() {
-            let line = n + 1;
-            let content = raw.trim();
-            if let Some(rest) = content.strip_prefix('#') {
-                if let Some(g) = rest.trim().strip_prefix("game ")
-                    && let Ok(g) = g.trim().parse::<u64>()
-                {
-                    game = g + 1;
-                }
-                continue;
-            }
-            if content.is_empty() {
-                continue;
-            }
-            let Some((fen, result)) = content.rsplit_once(';') else {
-                return Err(TuneError::Syntax {
-                    line,
-                    text: content.to_owned(),
-                });
-            };
-            let result = parse_result(result).ok_or_else(|| TuneError::Result {
-                line,
-                text: result.to_owned(),
-            })?;
-            let pos = Position::from_fen(variant.clone(), fen.trim())
-                .map_err(|source| TuneError::Fen { line, source })?;
-            entries.push(Self::entry(&evaluator, &pos, result, game));
-        }
-        Ok(Self {
+        let entries = positions
+            .into_iter()
+            .map(|(pos, result, game)| Self::entry(&evaluator, &pos, result, game))
+            .collect();
+        Self {
             variant: variant.clone(),
             layout,
             entries,
-        })
+        }
     }
 
     fn entry(evaluator: &Evaluator, pos: &Position, result: f64, game: u64) -> Entry {
