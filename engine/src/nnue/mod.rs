@@ -416,8 +416,10 @@ impl Network {
     }
 
     /// The evaluation of `pos` in centipawns from the side to move's view, given its board
-    /// accumulator `acc` (as [`Network::refresh`] or incremental updates leave it).
-    pub(crate) fn evaluate(&self, pos: &Position, acc: &[i16]) -> i32 {
+    /// accumulator `acc` (as [`Network::refresh`] or incremental updates leave it). A drop
+    /// variant's pocket inputs are added in `scratch` (at least `2 * hidden` long, its contents
+    /// overwritten), which the caller keeps so that no evaluation allocates or clears memory.
+    pub(crate) fn evaluate(&self, pos: &Position, acc: &[i16], scratch: &mut [i16]) -> i32 {
         let h = self.hidden;
         let (white, black) = acc.split_at(h);
         let (us, them) = match pos.side {
@@ -428,10 +430,7 @@ impl Network {
             return self.output(us, them);
         }
         // Pocket inputs: a count input, so each kind in hand adds its column times the count.
-        // The copies live on the stack: this runs at every evaluation of a drop variant.
-        let mut buf = [0i16; 2 * MAX_HIDDEN];
-        let (mine, theirs) = buf.split_at_mut(MAX_HIDDEN);
-        let (mine, theirs) = (&mut mine[..h], &mut theirs[..h]);
+        let (mine, theirs) = scratch[..2 * h].split_at_mut(h);
         mine.copy_from_slice(us);
         theirs.copy_from_slice(them);
         for (slot, perspective) in [(&mut *mine, pos.side), (&mut *theirs, !pos.side)] {
@@ -470,7 +469,7 @@ impl Network {
     pub fn evaluate_position(&self, pos: &Position) -> i32 {
         let mut acc = vec![0i16; 2 * self.hidden];
         self.refresh(pos, &mut acc);
-        self.evaluate(pos, &acc)
+        self.evaluate(pos, &acc, &mut vec![0; 2 * self.hidden])
     }
 }
 
@@ -504,6 +503,8 @@ pub(crate) struct AccStack {
     net: &'static Network,
     data: Vec<i16>,
     len: usize,
+    /// Room for the pocket inputs of a drop variant's evaluation (see [`Network::evaluate`]).
+    scratch: Vec<i16>,
 }
 
 impl AccStack {
@@ -513,6 +514,7 @@ impl AccStack {
         Self {
             data: vec![0; width * depth],
             len: 0,
+            scratch: vec![0; width],
             net,
         }
     }
@@ -558,10 +560,11 @@ impl AccStack {
     }
 
     /// The evaluation of `pos` with the top accumulator.
-    pub(crate) fn evaluate(&self, pos: &Position) -> i32 {
+    pub(crate) fn evaluate(&mut self, pos: &Position) -> i32 {
         let w = self.width();
         let top = self.len.max(1) - 1;
-        self.net.evaluate(pos, &self.data[top * w..(top + 1) * w])
+        self.net
+            .evaluate(pos, &self.data[top * w..(top + 1) * w], &mut self.scratch)
     }
 }
 

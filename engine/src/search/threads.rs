@@ -195,7 +195,7 @@ impl<'a> ThreadData<'a> {
     /// Static evaluation of the current position.
     #[inline]
     pub(crate) fn evaluate(&mut self) -> i32 {
-        let learned = match &self.nnue {
+        let learned = match &mut self.nnue {
             Some(stack) if !stack.residual() => return stack.evaluate(&self.pos),
             Some(stack) => stack.evaluate(&self.pos),
             None => 0,
