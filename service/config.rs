@@ -131,8 +131,16 @@ pub struct Config {
     #[arg(long = "eval-file", env = "VARIANT_EVAL_FILES", value_delimiter = ',')]
     pub eval_files: Vec<PathBuf>,
     /// Evaluate with the networks shipped in the binary (docs/NNUE.md) for the variants that
-    /// have one and got no `--eval-file`. Off by default.
-    #[arg(long, env = "VARIANT_USE_NNUE")]
+    /// have one and got no `--eval-file`. On by default (each shipped network beat the
+    /// hand-written evaluation in self-play); `--use-nnue=false` plays the hand-written one.
+    #[arg(
+        long,
+        env = "VARIANT_USE_NNUE",
+        default_value_t = true,
+        num_args = 0..=1,
+        default_missing_value = "true",
+        action = clap::ArgAction::Set
+    )]
     pub use_nnue: bool,
 }
 
@@ -232,6 +240,20 @@ mod tests {
         assert_eq!(config.max_moves, 1000);
         assert_eq!(config.search_threads, 1);
         assert!(config.max_searches() >= 1);
+    }
+
+    #[test]
+    fn shipped_networks_are_on_unless_turned_off() {
+        let parse = |args: &[&str]| {
+            Cli::parse_from(std::iter::once("variant-service").chain(args.iter().copied()))
+                .config
+                .use_nnue
+        };
+        assert!(parse(&[]));
+        assert!(parse(&["--use-nnue"]));
+        assert!(parse(&["--use-nnue=true"]));
+        assert!(!parse(&["--use-nnue=false"]));
+        assert!(!parse(&["--use-nnue", "false"]));
     }
 
     #[test]

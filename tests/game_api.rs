@@ -482,16 +482,17 @@ async fn an_eval_file_network_evaluates_its_variant_only() {
     assert_eq!(cp(&soho_answer), Some(-123), "{soho_answer:?}");
     let opulent_answer = best(&mut s.client, position("opulent", "", &[]), depth1.clone()).await;
     assert_ne!(cp(&opulent_answer), Some(-123), "{opulent_answer:?}");
-    // --use-nnue turns on the shipped Opulent network: the same search scores differently.
-    let mut shipped = common::start_with(variant_service::Config {
-        use_nnue: true,
+    // The shipped Opulent network is on by default (that answer came from it):
+    // --use-nnue=false plays the hand-written evaluation, which scores differently.
+    let mut hand = common::start_with(variant_service::Config {
+        use_nnue: false,
         ..variant_service::Config::default()
     })
     .await;
-    let with_net = best(&mut shipped.client, position("opulent", "", &[]), depth1).await;
+    let hand_answer = best(&mut hand.client, position("opulent", "", &[]), depth1).await;
     assert!(
-        cp(&with_net).is_some() && cp(&with_net) != cp(&opulent_answer),
-        "{with_net:?} {opulent_answer:?}"
+        cp(&hand_answer).is_some() && cp(&hand_answer) != cp(&opulent_answer),
+        "{hand_answer:?} {opulent_answer:?}"
     );
     // A file that is not a network stops the server before it listens, naming the file.
     let bad = dir.join("bad.nnue");

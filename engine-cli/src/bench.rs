@@ -1,5 +1,7 @@
 //! The bench signature: the library's sample positions ([`bench_positions`]) searched to a
-//! fixed depth on one thread with a fresh table. The total node count identifies the search's
+//! fixed depth on one thread with a fresh table, with the evaluation the engine plays by
+//! default (a variant's shipped network where it has one, as UCI `Use NNUE` and the service's
+//! `--use-nnue` default to; the hand-written evaluation elsewhere). The total node count identifies the search's
 //! behaviour (commits that change search or evaluation quote it in a `Bench:` trailer); nodes
 //! per second is the speed figure. With a network (`bench --eval-file NET`) it searches the
 //! network's variant's positions twice, hand-written evaluation then network, and prints both
@@ -21,18 +23,34 @@ pub const BENCH_DEPTH: u32 = 11;
 /// the signature (the total node count).
 ///
 /// # Errors
-/// Only when writing fails.
+/// When writing fails, or a shipped network does not load (a library test checks that every
+/// one does).
 pub fn run(registry: &Registry, depth: u32, out: &mut impl Write) -> io::Result<u64> {
     let stop = AtomicBool::new(false);
     let mut nodes = 0;
     let mut time = Duration::ZERO;
+    // Each variant's shipped network, loaded once (searches borrow it as `'static`).
+    let mut nets: Vec<(String, Option<&'static Network>)> = Vec::new();
     for (i, pos) in bench_positions(registry).iter().enumerate() {
+        let variant = pos.variant();
+        let known = nets.iter().find(|(name, _)| name == variant.name());
+        let net = if let Some((_, net)) = known {
+            *net
+        } else {
+            let net = Network::builtin(variant)
+                .map_err(io::Error::other)?
+                .map(|n| &*Box::leak(Box::new(n)));
+            nets.push((variant.name().to_owned(), net));
+            net
+        };
+        let mut options = SearchOptions::default();
+        options.features.eval.net = net;
         let searcher = Searcher::new(SearcherConfig { hash_mb: 16 });
         let limits = Limits {
             depth: Some(depth),
             ..Limits::default()
         };
-        let r = searcher.search(pos, &limits, &SearchOptions::default(), &stop, &mut |_| {});
+        let r = searcher.search(pos, &limits, &options, &stop, &mut |_| {});
         nodes += r.nodes;
         time += r.time;
         writeln!(

@@ -132,7 +132,8 @@ pub struct UciSession<W: Write + Send + 'static> {
     /// Networks loaded with the `EvalFile` option, at most one per variant (kept for the
     /// life of the process: searches borrow them as `'static`).
     nets: Vec<&'static Network>,
-    /// `Use NNUE`: evaluate with the current variant's loaded network.
+    /// `Use NNUE`: evaluate with the current variant's loaded network, else its shipped one
+    /// (on by default: each shipped network beat the hand-written evaluation in self-play).
     use_nnue: bool,
     /// Evaluation weights loaded with the `EvalParams` option, at most one file per variant,
     /// used instead of the shipped ones (kept for the life of the process, as the networks).
@@ -172,7 +173,7 @@ impl<W: Write + Send + 'static> UciSession<W> {
             fixed_seed: None,
             features: Features::default(),
             nets: Vec::new(),
-            use_nnue: false,
+            use_nnue: true,
             params: Vec::new(),
             running: None,
         }
@@ -254,10 +255,11 @@ impl<W: Write + Send + 'static> UciSession<W> {
                 // The `SearchOptions` text form, so that a match can pit configurations
                 // against each other through UCI (`option.Features=null=off,lmr=off`).
                 writeln!(self.out, "option name Features type string default <empty>")?;
-                // A network file (`nnue-train`), for the variant it names; `Use NNUE` turns
-                // it on.
+                // A network file (`nnue-train`), for the variant it names, used while `Use
+                // NNUE` is on (as it is by default, with the shipped network of a variant that
+                // has one and no file).
                 writeln!(self.out, "option name EvalFile type string default <empty>")?;
-                writeln!(self.out, "option name Use NNUE type check default false")?;
+                writeln!(self.out, "option name Use NNUE type check default true")?;
                 writeln!(
                     self.out,
                     "option name EvalParams type string default <empty>"
@@ -816,14 +818,16 @@ mod tests {
                 .and_then(|t| t.parse().ok())
                 .unwrap_or_else(|| panic!("no depth-1 score in {out}"))
         };
+        // The hand-written evaluation alone: SOHO's shipped network would add its correction.
         let go = [
+            "setoption name Use NNUE value false",
             "setoption name UCI_Variant value soho",
             fen,
             "go depth 1",
             "wait",
         ];
         let shipped = run(&go);
-        let zeroed = run(&[&load, go[0], go[1], go[2], go[3]]);
+        let zeroed = run(&[&load, go[0], go[1], go[2], go[3], go[4]]);
         assert!(zeroed.contains("info string loaded weights"), "{zeroed}");
         assert!(score(&shipped) > 500, "{shipped}");
         assert!(score(&zeroed).abs() < 50, "{zeroed}");
@@ -876,13 +880,15 @@ mod tests {
         );
         let off = run(&[
             &load,
+            "setoption name Use NNUE value false",
             "setoption name UCI_Variant value soho",
             "position startpos",
             "go depth 1",
             "wait",
         ]);
         assert!(!off.contains("score cp -123 "), "{off}");
-        // Without a file, `Use NNUE` takes the variant's shipped network (Opulent has one).
+        // Without a file, `Use NNUE` (on by default) takes the variant's shipped network
+        // (Opulent has one).
         let score = |out: &str| {
             out.lines()
                 .find(|l| l.starts_with("info depth 2 "))
@@ -891,13 +897,13 @@ mod tests {
                 .map(str::to_owned)
         };
         let hand = run(&[
+            "setoption name Use NNUE value false",
             "setoption name UCI_Variant value opulent",
             "position startpos",
             "go depth 2",
             "wait",
         ]);
         let shipped = run(&[
-            "setoption name Use NNUE value true",
             "setoption name UCI_Variant value opulent",
             "position startpos",
             "go depth 2",

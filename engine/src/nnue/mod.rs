@@ -474,9 +474,8 @@ impl Network {
 }
 
 /// The networks shipped in the binary (`engine/nets/`, recipe and hashes in docs/NNUE.md):
-/// `(variant, file)`. None is the default evaluation of its variant until it has won its
-/// match against the hand-written one; front ends turn them on (UCI `Use NNUE`, the service's
-/// `--use-nnue`).
+/// `(variant, file)`. One is listed here once it has won its match against the hand-written
+/// evaluation: front ends use them by default (UCI `Use NNUE`, the service's `--use-nnue`).
 const BUILTIN: &[(&str, &[u8])] = &[
     ("opulent", include_bytes!("../../nets/opulent-r1.nnue")),
     ("soho", include_bytes!("../../nets/soho-r1.nnue")),
