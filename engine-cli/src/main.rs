@@ -479,7 +479,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let from_binary = tuning_set(&path, &v).unwrap();
         assert_eq!(from_binary.len(), 2);
-        // The same positions as text give the same loss under any weights.
+        // The same positions as text give the same loss (under the shipped weights).
         let epd = dir.join("d.epd");
         std::fs::write(
             &epd,
