@@ -186,6 +186,7 @@ mod tests {
             nodes: 150,
             seed: 5,
             opening_plies: 4,
+            net: None,
         };
         run(&v, &cfg(2), 2, &path, &mut io::sink()).unwrap();
         // A record cut short at the end is dropped on resume.
@@ -219,6 +220,41 @@ mod tests {
             run(&chess, &cfg(1), 1, &path, &mut io::sink()),
             Err(DatagenError::Mismatch { .. })
         ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_run_with_a_network_records_its_scores() {
+        // A network that scores every position 123 cp for the side to move: every recorded
+        // score is then the network's (±123, or 0 where a draw by repetition was best), and
+        // the hand-written evaluation would give other numbers.
+        let v = Registry::builtin().get("chess").unwrap();
+        let net: &'static variant_engine::Network =
+            Box::leak(Box::new(variant_engine::Network::constant(&v, 123, false)));
+        let dir = std::env::temp_dir().join(format!("datagen-net-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.bin");
+        let _ = std::fs::remove_file(&path);
+        let cfg = TuneDataConfig {
+            games: 1,
+            nodes: 150,
+            seed: 9,
+            opening_plies: 4,
+            net: Some(net),
+        };
+        run(&v, &cfg, 1, &path, &mut io::sink()).unwrap();
+        let mut reader = DataReader::new(File::open(&path).unwrap()).unwrap();
+        let mut scores = Vec::new();
+        while let Some(r) = reader.next_record().unwrap() {
+            if let Record::Position(p) = r {
+                scores.push(p.score);
+            }
+        }
+        assert!(
+            scores.iter().all(|s| [123, -123, 0].contains(s)),
+            "{scores:?}"
+        );
+        assert!(scores.iter().any(|s| s.abs() == 123), "{scores:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -141,6 +141,11 @@ struct DatagenArgs {
     /// Output file (binary; see engine/src/nnue/data.rs).
     #[arg(long)]
     out: std::path::PathBuf,
+    /// Play with this network (for the variant; e.g. `engine/nets/opulent-r1.nnue`), so the
+    /// data of a next generation comes from the last one. Default: the hand-written
+    /// evaluation alone. A resumed file should keep the network it was started with.
+    #[arg(long)]
+    eval_file: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `tune-data`.
@@ -385,6 +390,7 @@ fn tune_data_main(args: &TuneDataArgs) -> ExitCode {
         nodes: args.nodes,
         seed: args.seed,
         opening_plies: args.plies,
+        net: None,
     };
     write_games(&args.variant, &args.out, |variant| {
         tunedata::run(variant, &cfg, &args.out, &mut io::stderr())
@@ -392,11 +398,24 @@ fn tune_data_main(args: &TuneDataArgs) -> ExitCode {
 }
 
 fn datagen_main(args: &DatagenArgs) -> ExitCode {
+    let net = match args
+        .eval_file
+        .as_deref()
+        .map(|path| datagen_net(path, &args.variant))
+    {
+        None => None,
+        Some(Ok(net)) => Some(net),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
     let cfg = tunedata::TuneDataConfig {
         games: args.games,
         nodes: args.nodes,
         seed: args.seed,
         opening_plies: args.plies,
+        net,
     };
     write_games(&args.variant, &args.out, |variant| {
         datagen::run(
@@ -407,6 +426,21 @@ fn datagen_main(args: &DatagenArgs) -> ExitCode {
             &mut io::stderr(),
         )
     })
+}
+
+/// The network of `datagen --eval-file`, which must be for `variant` (kept for the process's
+/// life: searches borrow it as `'static`).
+fn datagen_net(path: &std::path::Path, variant: &str) -> Result<&'static Network, String> {
+    let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let bytes = std::fs::read(path).map_err(|e| failed(&e))?;
+    let net = Network::load(&bytes, &Registry::builtin()).map_err(|e| failed(&e))?;
+    if !net.variant_name().eq_ignore_ascii_case(variant) {
+        return Err(failed(&format!(
+            "is a network for {}, not {variant}",
+            net.variant_name()
+        )));
+    }
+    Ok(Box::leak(Box::new(net)))
 }
 
 /// The shared frame of `tune-data` and `datagen`: looks the variant up, runs `play` (which

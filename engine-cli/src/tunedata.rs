@@ -56,6 +56,9 @@ pub struct TuneDataConfig {
     pub seed: u64,
     /// Random plies of each opening.
     pub opening_plies: usize,
+    /// The network the engine plays with (`datagen --eval-file`: a next generation's data
+    /// from the last network); `None` plays the hand-written evaluation alone.
+    pub net: Option<&'static variant_engine::Network>,
 }
 
 /// Why a `tune-data` run failed.
@@ -179,7 +182,8 @@ pub fn play_game(
         nodes: Some(cfg.nodes),
         ..Limits::default()
     };
-    let options = SearchOptions::default();
+    let mut options = SearchOptions::default();
+    options.features.eval.net = cfg.net;
     let mut streak = 0usize;
     let mut last_sign = 0;
     for ply in 0..MAX_PLIES {
@@ -334,6 +338,7 @@ mod tests {
             nodes: 150,
             seed: 3,
             opening_plies: 4,
+            net: None,
         };
         run(&v, &cfg(2), &whole, &mut io::sink()).unwrap();
         run(&v, &cfg(1), &parts, &mut io::sink()).unwrap();
