@@ -1,12 +1,12 @@
 //! The bench signature: the library's sample positions ([`bench_positions`]) searched to a
 //! fixed depth on one thread with a fresh table, with the evaluation the engine plays by
 //! default (a variant's shipped network where it has one, as UCI `Use NNUE` and the service's
-//! `--use-nnue` default to; the hand-written evaluation elsewhere). The total node count identifies the search's
-//! behaviour (commits that change search or evaluation quote it in a `Bench:` trailer); nodes
-//! per second is the speed figure. With a network (`bench --eval-file NET`) it searches the
-//! network's variant's positions twice, hand-written evaluation then network, and prints both
-//! speeds and their ratio: the two runs' node counts differ (the evaluations differ), so only
-//! the speeds compare.
+//! `--use-nnue` default to; the hand-written evaluation elsewhere). The total node count
+//! identifies the search's behaviour (commits that change search or evaluation quote it in a
+//! `Bench:` trailer); nodes per second is the speed figure. With a network (`bench --eval-file
+//! NET`) it searches the network's variant's positions twice, hand-written evaluation then
+//! network, and prints both speeds and their ratio: the two runs' node counts differ (the
+//! evaluations differ), so only the speeds compare.
 
 use std::io::{self, Write};
 use std::sync::atomic::AtomicBool;

@@ -745,30 +745,18 @@ mod tests {
         let registry = Registry::builtin();
         let soho = registry.get("soho").unwrap();
         let text = format!(
-            "# a comment first
-{}",
+            "# a comment first\n{}",
             EvalParams::defaults(&soho).to_text()
         );
         let params = EvalParams::parse_in(&registry, &text).unwrap();
         assert_eq!(params.variant_name(), "soho");
         assert_eq!(params, EvalParams::defaults(&soho));
         assert!(matches!(
-            EvalParams::parse_in(
-                &registry,
-                "variant nosuch
-tempo 1 1
-"
-            ),
+            EvalParams::parse_in(&registry, "variant nosuch\ntempo 1 1\n"),
             Err(ParamsError::UnknownVariant { line: 1, .. })
         ));
         assert!(matches!(
-            EvalParams::parse_in(
-                &registry,
-                "# only
-
-tempo 1 1
-"
-            ),
+            EvalParams::parse_in(&registry, "# only\n\ntempo 1 1\n"),
             Err(ParamsError::NoVariantLine { line: 3, .. })
         ));
         assert!(matches!(
