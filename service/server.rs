@@ -170,13 +170,11 @@ fn load_nets(
             if nets.iter().any(|n| n.variant_name() == variant.name()) {
                 continue;
             }
-            let shipped = Network::builtin(variant).map_err(|e| ServerError::Network {
+            let shipped = Network::shipped(variant).map_err(|e| ServerError::Network {
                 path: format!("(shipped network of {})", variant.name()),
                 reason: e.to_string(),
             })?;
-            if let Some(net) = shipped {
-                nets.push(Box::leak(Box::new(net)));
-            }
+            nets.extend(shipped);
         }
     }
     Ok(nets)

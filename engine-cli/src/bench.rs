@@ -29,22 +29,9 @@ pub fn run(registry: &Registry, depth: u32, out: &mut impl Write) -> io::Result<
     let stop = AtomicBool::new(false);
     let mut nodes = 0;
     let mut time = Duration::ZERO;
-    // Each variant's shipped network, loaded once (searches borrow it as `'static`).
-    let mut nets: Vec<(String, Option<&'static Network>)> = Vec::new();
     for (i, pos) in bench_positions(registry).iter().enumerate() {
-        let variant = pos.variant();
-        let known = nets.iter().find(|(name, _)| name == variant.name());
-        let net = if let Some((_, net)) = known {
-            *net
-        } else {
-            let net = Network::builtin(variant)
-                .map_err(io::Error::other)?
-                .map(|n| &*Box::leak(Box::new(n)));
-            nets.push((variant.name().to_owned(), net));
-            net
-        };
         let mut options = SearchOptions::default();
-        options.features.eval.net = net;
+        options.features.eval.net = Network::shipped(pos.variant()).map_err(io::Error::other)?;
         let searcher = Searcher::new(SearcherConfig { hash_mb: 16 });
         let limits = Limits {
             depth: Some(depth),

@@ -375,16 +375,13 @@ impl<W: Write + Send + 'static> UciSession<W> {
         Ok(())
     }
 
-    /// The current variant's network: one loaded with `EvalFile`, else the shipped one (loaded
-    /// on first use and kept).
-    fn net_for_variant(&mut self) -> Option<&'static Network> {
+    /// The current variant's network: one loaded with `EvalFile`, else the shipped one.
+    fn net_for_variant(&self) -> Option<&'static Network> {
         let name = self.variant.name();
         if let Some(net) = self.nets.iter().find(|n| n.variant_name() == name) {
             return Some(*net);
         }
-        let net: &'static Network = Box::leak(Box::new(Network::builtin(&self.variant).ok()??));
-        self.nets.push(net);
-        Some(net)
+        Network::shipped(&self.variant).ok()?
     }
 
     /// Loads a network file for the variant it names; returns that name.

@@ -531,8 +531,16 @@ impl EvalParams {
             .map(|(i, d)| (d.name.as_str(), i))
             .collect();
         let mut values: Vec<Option<[i32; 2]>> = vec![None; layout.len()];
-        let mut seen_variant = false;
-        for (n, raw) in text.lines().enumerate() {
+        let (variant_at, named) = variant_line(text)?;
+        if named != variant.name() {
+            return Err(ParamsError::WrongVariant {
+                line: variant_at,
+                found: named.to_owned(),
+                expected: variant.name().to_owned(),
+            });
+        }
+        // Line numbers are 1-based, so skipping `variant_at` lines starts after the variant line.
+        for (n, raw) in text.lines().enumerate().skip(variant_at) {
             let line = n + 1;
             let content = raw.split('#').next().unwrap_or("").trim();
             if content.is_empty() {
@@ -541,23 +549,6 @@ impl EvalParams {
             let mut words = content.split_whitespace();
             let name = words.next().unwrap_or("");
             let rest: Vec<&str> = words.collect();
-            if !seen_variant {
-                if name != "variant" || rest.len() != 1 {
-                    return Err(ParamsError::NoVariantLine {
-                        line,
-                        found: content.to_owned(),
-                    });
-                }
-                if rest[0] != variant.name() {
-                    return Err(ParamsError::WrongVariant {
-                        line,
-                        found: rest[0].to_owned(),
-                        expected: variant.name().to_owned(),
-                    });
-                }
-                seen_variant = true;
-                continue;
-            }
             let Some(&i) = index.get(name) else {
                 return Err(ParamsError::UnknownName {
                     line,
@@ -598,12 +589,6 @@ impl EvalParams {
                 });
             }
         }
-        if !seen_variant {
-            return Err(ParamsError::NoVariantLine {
-                line: text.lines().count() + 1,
-                found: String::new(),
-            });
-        }
         let values = values
             .into_iter()
             .enumerate()
@@ -627,23 +612,7 @@ impl EvalParams {
     /// [`ParamsError::UnknownVariant`] when the named variant is not in `registry`, otherwise
     /// as [`EvalParams::parse`].
     pub fn parse_in(registry: &crate::Registry, text: &str) -> Result<Self, ParamsError> {
-        let first = text.lines().enumerate().find_map(|(n, raw)| {
-            let content = raw.split('#').next().unwrap_or("").trim();
-            (!content.is_empty()).then_some((n + 1, content))
-        });
-        let Some((line, content)) = first else {
-            return Err(ParamsError::NoVariantLine {
-                line: text.lines().count() + 1,
-                found: String::new(),
-            });
-        };
-        let mut words = content.split_whitespace();
-        let (Some("variant"), Some(name), None) = (words.next(), words.next(), words.next()) else {
-            return Err(ParamsError::NoVariantLine {
-                line,
-                found: content.chars().take(100).collect(),
-            });
-        };
+        let (line, name) = variant_line(text)?;
         let variant = registry
             .get(name)
             .map_err(|_| ParamsError::UnknownVariant {
@@ -693,6 +662,29 @@ impl EvalParams {
             }
         }
         out
+    }
+}
+
+/// The first line with content (after comments are stripped) of a parameter file, which must
+/// be `variant NAME`: its 1-based line number and the name.
+fn variant_line(text: &str) -> Result<(usize, &str), ParamsError> {
+    let first = text.lines().enumerate().find_map(|(n, raw)| {
+        let content = raw.split('#').next().unwrap_or("").trim();
+        (!content.is_empty()).then_some((n + 1, content))
+    });
+    let Some((line, content)) = first else {
+        return Err(ParamsError::NoVariantLine {
+            line: text.lines().count() + 1,
+            found: String::new(),
+        });
+    };
+    let mut words = content.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some("variant"), Some(name), None) => Ok((line, name)),
+        _ => Err(ParamsError::NoVariantLine {
+            line,
+            found: content.chars().take(100).collect(),
+        }),
     }
 }
 

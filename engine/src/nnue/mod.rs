@@ -44,6 +44,7 @@ use crate::geometry::{SQUARE_COUNT, Square};
 use crate::piece::{Color, Piece};
 use crate::position::Position;
 use crate::variant::Variant;
+use std::sync::OnceLock;
 
 /// Scale of the first layer's quantisation.
 pub const QA: i32 = 255;
@@ -493,6 +494,25 @@ impl Network {
             .map(|(_, bytes)| Self::from_bytes(bytes, variant))
             .transpose()
     }
+
+    /// The network shipped for `variant`, loaded on first use and kept for the rest of the
+    /// process, so every caller (bench, UCI, the service) shares one copy that searches can
+    /// borrow as `'static`. The first variant of a name to ask decides the load check.
+    ///
+    /// # Errors
+    /// As [`Network::builtin`] (a failed load is not kept: the next call tries again).
+    pub fn shipped(variant: &Variant) -> Result<Option<&'static Self>, NetError> {
+        static SHIPPED: [OnceLock<Network>; BUILTIN.len()] =
+            [const { OnceLock::new() }; BUILTIN.len()];
+        let Some(i) = BUILTIN.iter().position(|(name, _)| *name == variant.name()) else {
+            return Ok(None);
+        };
+        if let Some(net) = SHIPPED[i].get() {
+            return Ok(Some(net));
+        }
+        let net = Self::from_bytes(BUILTIN[i].1, variant)?;
+        Ok(Some(SHIPPED[i].get_or_init(|| net)))
+    }
 }
 
 /// A stack of accumulators, one per position on the search's current line, in one flat
@@ -610,6 +630,21 @@ pub(crate) mod tests {
         }
         assert!(
             Network::builtin(&registry.get("chess").unwrap())
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_shipped_network_is_loaded_once_and_shared() {
+        let registry = Registry::builtin();
+        let soho = registry.get("soho").unwrap();
+        let a = Network::shipped(&soho).unwrap().unwrap();
+        let b = Network::shipped(&soho).unwrap().unwrap();
+        assert!(std::ptr::eq(a, b), "a second call loaded another copy");
+        assert_eq!(a.variant_name(), "soho");
+        assert!(
+            Network::shipped(&registry.get("orphic").unwrap())
                 .unwrap()
                 .is_none()
         );
