@@ -164,6 +164,38 @@ fn finds_forced_mates() {
     }
 }
 
+/// The quiescence search skips the later quiet evasions of a check once one has shown the side
+/// is not mated; the first must still be searched, or every quiet-only escape reads as mate.
+#[test]
+fn a_check_with_only_quiet_evasions_is_not_taken_for_mate() {
+    // 1. Ra8+ (or Re1+ after a king move) leaves black only king moves, none of them a capture.
+    for (variant, fen) in [
+        ("chess", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"),
+        ("opulent", "5k4/10/10/10/10/10/10/10/10/R4K4 w - - 0 1"),
+    ] {
+        let pos = common::pos(variant, fen);
+        // Without check extensions the checked side's reply is searched by quiescence alone.
+        let options: SearchOptions = "ext=off".parse().unwrap();
+        for depth in 1..=3 {
+            let limits = Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            };
+            let r = searcher().search(
+                &pos,
+                &limits,
+                &options,
+                &AtomicBool::new(false),
+                &mut |_| {},
+            );
+            assert!(
+                matches!(r.score, Score::Centipawns(_)),
+                "{variant} depth {depth}: {r:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn stops_promptly_and_still_returns_a_legal_move() {
     let pos = Position::new(Registry::builtin().get("opulent").unwrap());

@@ -1,5 +1,5 @@
-//! Quiescence search: captures and promotions until the position is quiet, all evasions when
-//! in check.
+//! Quiescence search: captures and promotions until the position is quiet; when in check, every
+//! capturing evasion and the quiet evasions until one has shown the side is not mated.
 //!
 //! Which moves count as "tactical" is decided by [`TacticalMoves`]; a variant whose quiet moves
 //! can be decisive (Decima's relieving captures are captures already; its tenth-rank threats
@@ -93,8 +93,17 @@ pub(crate) fn qsearch<const PV: bool>(
     }
     let original_alpha = alpha;
     let mut best_move = None;
+    let mut quiet_evasions = 0usize;
     for i in 0..list.len() {
         let m = pick(&mut list, i).mv;
+        if in_check && captured_kind(&td.pos, m).is_none() && m.promotion_kind().is_none() {
+            // Once one quiet evasion has shown the side is not mated, the other quiet
+            // evasions (a 10x10 army has many interpositions) rarely change the score.
+            if quiet_evasions >= 1 && best > -MATE_BOUND {
+                continue;
+            }
+            quiet_evasions += 1;
+        }
         if !in_check {
             let victim = captured_kind(&td.pos, m);
             let gain = victim.map_or(0, |k| shared.evaluator.value(k))
