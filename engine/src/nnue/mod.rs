@@ -480,6 +480,7 @@ impl Network {
 const BUILTIN: &[(&str, &[u8])] = &[
     ("opulent", include_bytes!("../../nets/opulent-r1.nnue")),
     ("soho", include_bytes!("../../nets/soho-r1.nnue")),
+    ("decima", include_bytes!("../../nets/decima-r1.nnue")),
 ];
 
 impl Network {
