@@ -484,24 +484,13 @@ const BUILTIN: &[(&str, &[u8])] = &[
 ];
 
 impl Network {
-    /// The network shipped for `variant`, if there is one.
-    ///
-    /// # Errors
-    /// [`NetError`] when the shipped file does not load (a test checks every one does).
-    pub fn builtin(variant: &Variant) -> Result<Option<Self>, NetError> {
-        BUILTIN
-            .iter()
-            .find(|(name, _)| *name == variant.name())
-            .map(|(_, bytes)| Self::from_bytes(bytes, variant))
-            .transpose()
-    }
-
     /// The network shipped for `variant`, loaded on first use and kept for the rest of the
     /// process, so every caller (bench, UCI, the service) shares one copy that searches can
     /// borrow as `'static`. The first variant of a name to ask decides the load check.
     ///
     /// # Errors
-    /// As [`Network::builtin`] (a failed load is not kept: the next call tries again).
+    /// [`NetError`] when the shipped file does not load (a test checks every one does; a
+    /// failed load is not kept: the next call tries again).
     pub fn shipped(variant: &Variant) -> Result<Option<&'static Self>, NetError> {
         static SHIPPED: [OnceLock<Network>; BUILTIN.len()] =
             [const { OnceLock::new() }; BUILTIN.len()];
@@ -623,14 +612,14 @@ pub(crate) mod tests {
         let registry = Registry::builtin();
         for (name, _) in BUILTIN {
             let v = registry.get(name).unwrap();
-            let net = Network::builtin(&v).unwrap().unwrap();
+            let net = Network::shipped(&v).unwrap().unwrap();
             assert_eq!(net.variant_name(), *name);
             // The start position is nearly balanced: the correction stays small.
             let e = net.evaluate_position(&Position::new(v.clone()));
             assert!(e.abs() < 100, "{name}: {e}");
         }
         assert!(
-            Network::builtin(&registry.get("chess").unwrap())
+            Network::shipped(&registry.get("chess").unwrap())
                 .unwrap()
                 .is_none()
         );

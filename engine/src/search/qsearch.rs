@@ -6,7 +6,8 @@
 //! are not) can widen that set there without touching this function.
 
 use crate::search::ordering::{
-    AllMoves, QuietFilter, TacticalMoves, captured_kind, pick, score_moves, score_tactical,
+    AllMoves, QuietFilter, TacticalMoves, captured_kind, is_quiet, pick, score_moves,
+    score_tactical,
 };
 use crate::search::score::{
     INF, MATE_BOUND, is_decided, score_from_tt, score_to_tt, terminal_score,
@@ -93,16 +94,16 @@ pub(crate) fn qsearch<const PV: bool>(
     }
     let original_alpha = alpha;
     let mut best_move = None;
-    let mut quiet_evasions = 0usize;
+    let mut quiet_evasion_searched = false;
     for i in 0..list.len() {
         let m = pick(&mut list, i).mv;
-        if in_check && captured_kind(&td.pos, m).is_none() && m.promotion_kind().is_none() {
+        if in_check && is_quiet(&td.pos, m) {
             // Once one quiet evasion has shown the side is not mated, the other quiet
             // evasions (a 10x10 army has many interpositions) rarely change the score.
-            if quiet_evasions >= 1 && best > -MATE_BOUND {
+            if quiet_evasion_searched && best > -MATE_BOUND {
                 continue;
             }
-            quiet_evasions += 1;
+            quiet_evasion_searched = true;
         }
         if !in_check {
             let victim = captured_kind(&td.pos, m);
