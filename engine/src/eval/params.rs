@@ -532,7 +532,8 @@ impl EvalParams {
             .collect();
         let mut values: Vec<Option<[i32; 2]>> = vec![None; layout.len()];
         let (variant_at, named) = variant_line(text)?;
-        if named != variant.name() {
+        // Names match as the registry matches them, so a file `parse_in` accepts parses here.
+        if !named.eq_ignore_ascii_case(variant.name()) {
             return Err(ParamsError::WrongVariant {
                 line: variant_at,
                 found: named.to_owned(),
@@ -743,6 +744,11 @@ mod tests {
         let params = EvalParams::parse_in(&registry, &text).unwrap();
         assert_eq!(params.variant_name(), "soho");
         assert_eq!(params, EvalParams::defaults(&soho));
+        // The variant line's name is matched without regard to case, by both readers.
+        let shouted = text.replace("variant soho", "variant SOHO");
+        assert_ne!(shouted, text);
+        assert_eq!(EvalParams::parse_in(&registry, &shouted).unwrap(), params);
+        assert_eq!(EvalParams::parse(&soho, &shouted).unwrap(), params);
         assert!(matches!(
             EvalParams::parse_in(&registry, "variant nosuch\ntempo 1 1\n"),
             Err(ParamsError::UnknownVariant { line: 1, .. })
