@@ -89,18 +89,18 @@ pub(crate) fn search_root(
         let new_depth = depth - 1 + i32::from(gives_check && features.check_extension);
         let mut score;
         if i == pv_idx {
-            score = -negamax::<true>(td, new_depth, -beta, -alpha, 1, true, false);
+            score = -negamax::<true>(td, new_depth, -beta, -alpha, 1, true);
         } else {
             let mut r = 0;
             if features.lmr && depth >= 3 && quiet && !in_check && !gives_check && i >= pv_idx + 3 {
                 r = (td.shared.lmr.reduction(depth, i - pv_idx) - 1).clamp(0, new_depth - 1);
             }
-            score = -negamax::<false>(td, new_depth - r, -alpha - 1, -alpha, 1, true, true);
+            score = -negamax::<false>(td, new_depth - r, -alpha - 1, -alpha, 1, true);
             if score > alpha && r > 0 {
-                score = -negamax::<false>(td, new_depth, -alpha - 1, -alpha, 1, true, true);
+                score = -negamax::<false>(td, new_depth, -alpha - 1, -alpha, 1, true);
             }
             if score > alpha && score < beta {
-                score = -negamax::<true>(td, new_depth, -beta, -alpha, 1, true, false);
+                score = -negamax::<true>(td, new_depth, -beta, -alpha, 1, true);
             }
         }
         td.unmake();
@@ -172,9 +172,7 @@ const SINGULAR_MARGIN: i32 = 2;
 /// Most quiet moves (and captures) remembered per node for the history penalties.
 const TRIED_MAX: usize = 64;
 
-/// The main search. `cut` marks an expected cut node: a zero-window node reached through a
-/// late (reduced or re-searched) move, or the first child of an expected all node. Late
-/// moves there are reduced one ply more, since one of the first moves usually refutes it.
+/// The main search.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn negamax<const PV: bool>(
     td: &mut ThreadData,
@@ -183,7 +181,6 @@ pub(crate) fn negamax<const PV: bool>(
     mut beta: i32,
     ply: usize,
     allow_null: bool,
-    cut: bool,
 ) -> i32 {
     if depth <= 0 {
         return qsearch::<PV>(td, alpha, beta, ply);
@@ -275,16 +272,15 @@ pub(crate) fn negamax<const PV: bool>(
             && beta.abs() < MATE_BOUND
             && td.pos.variant.rules().null_move_allowed(&td.pos)
         {
-            // A deep reduction, growing with depth and with the margin over beta: together
-            // with the cut-node reductions and the quiescence recapture limit it gained
-            // against Fairy-Stockfish in Opulent and SOHO (docs/SEARCH.md), although a
-            // milder one had held its own in self-play at low node counts.
-            let r = 3 + depth / 3 + ((static_eval - beta) / 200).min(3);
+            // A milder reduction than the classic 3 + depth / 4: the 10x10 armies' long-range
+            // pieces and leapers hide tactics that a deeply reduced null-move search misses
+            // (self-play at 15,000 nodes, null move on vs off: Opulent -35 -> 0, SOHO +47;
+            // docs/BENCHMARKS.md).
+            let r = 2 + depth / 6 + ((static_eval - beta) / 300).min(2);
             let undo = make_null(&mut td.pos);
             td.push_null();
             td.killers[ply + 1] = [None; 2];
-            let score =
-                -negamax::<false>(td, depth - 1 - r, -beta, -beta + 1, ply + 1, false, !cut);
+            let score = -negamax::<false>(td, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
             unmake_null(&mut td.pos, &undo);
             td.pop_null();
             if td.stopped {
@@ -331,7 +327,6 @@ pub(crate) fn negamax<const PV: bool>(
                     -probcut_beta + 1,
                     ply + 1,
                     true,
-                    !cut,
                 );
             }
             td.unmake();
@@ -394,7 +389,6 @@ pub(crate) fn negamax<const PV: bool>(
     let mut searched = 0usize;
     let mut next = 0usize;
     loop {
-        let mut order_score = i32::MAX;
         let m = if let Some(h) = hash_move.take() {
             h
         } else {
@@ -412,9 +406,7 @@ pub(crate) fn negamax<const PV: bool>(
                 break;
             }
             next += 1;
-            let sm = pick_ordered(&mut list, next - 1);
-            order_score = sm.score;
-            sm.mv
+            pick_ordered(&mut list, next - 1).mv
         };
         if Some(m) == excluded {
             continue;
@@ -488,7 +480,6 @@ pub(crate) fn negamax<const PV: bool>(
                 singular_beta,
                 ply,
                 false,
-                cut,
             );
             td.excluded[ply] = None;
             if td.stopped {
@@ -517,7 +508,7 @@ pub(crate) fn negamax<const PV: bool>(
         let new_depth = depth - 1 + i32::from(extend);
         let mut score;
         if searched == 0 {
-            score = -negamax::<PV>(td, new_depth, -beta, -alpha, ply + 1, true, !PV && !cut);
+            score = -negamax::<PV>(td, new_depth, -beta, -alpha, ply + 1, true);
         } else {
             let mut r = 0;
             if features.lmr && depth >= 3 && quiet && !in_check && !gives_check && searched >= 2 {
@@ -528,32 +519,17 @@ pub(crate) fn negamax<const PV: bool>(
                 if !improving {
                     r += 1;
                 }
-                if cut {
-                    r += 1;
-                }
                 if td.killers[ply].contains(&Some(m)) {
                     r -= 1;
                 }
                 r = r.clamp(0, new_depth - 1);
-            } else if features.lmr
-                && depth >= 3
-                && !quiet
-                && !in_check
-                && !gives_check
-                && order_score < 0
-                && searched >= 2
-            {
-                // A capture the exchange says loses material (ordered among the last) is
-                // reduced like a late quiet move, one ply less.
-                r = (td.shared.lmr.reduction(depth, searched) - 1 - i32::from(PV))
-                    .clamp(0, new_depth - 1);
             }
-            score = -negamax::<false>(td, new_depth - r, -alpha - 1, -alpha, ply + 1, true, true);
+            score = -negamax::<false>(td, new_depth - r, -alpha - 1, -alpha, ply + 1, true);
             if score > alpha && r > 0 {
-                score = -negamax::<false>(td, new_depth, -alpha - 1, -alpha, ply + 1, true, !cut);
+                score = -negamax::<false>(td, new_depth, -alpha - 1, -alpha, ply + 1, true);
             }
             if PV && score > alpha && score < beta {
-                score = -negamax::<true>(td, new_depth, -beta, -alpha, ply + 1, true, false);
+                score = -negamax::<true>(td, new_depth, -beta, -alpha, ply + 1, true);
             }
         }
         td.unmake();

@@ -1,12 +1,10 @@
-//! Quiescence search: captures and promotions until the position is quiet (past the first two
-//! captures at a node, only recaptures and promotions); when in check, every capturing evasion
-//! and the quiet evasions until one has shown the side is not mated.
+//! Quiescence search: captures and promotions until the position is quiet; when in check, every
+//! capturing evasion and the quiet evasions until one has shown the side is not mated.
 //!
 //! Which moves count as "tactical" is decided by [`TacticalMoves`]; a variant whose quiet moves
 //! can be decisive (Decima's relieving captures are captures already; its tenth-rank threats
 //! are not) can widen that set there without touching this function.
 
-use crate::geometry::SQUARE_COUNT;
 use crate::search::ordering::{
     AllMoves, QuietFilter, TacticalMoves, captured_kind, is_quiet, pick, score_moves,
     score_tactical,
@@ -20,9 +18,6 @@ use crate::search::tt::Bound;
 
 /// Margin for delta pruning: a capture that cannot lift the score near alpha is skipped.
 const DELTA_MARGIN: i32 = 200;
-
-/// Captures searched at a quiescence node (not in check) before only recaptures remain.
-const QS_MOVES: usize = 2;
 
 /// Quiescence search of the node at `ply`.
 pub(crate) fn qsearch<const PV: bool>(
@@ -100,8 +95,6 @@ pub(crate) fn qsearch<const PV: bool>(
     let original_alpha = alpha;
     let mut best_move = None;
     let mut quiet_evasion_searched = false;
-    let recapture_square = td.contexts()[0].map(|c| c as usize % SQUARE_COUNT);
-    let mut tried = 0usize;
     for i in 0..list.len() {
         let m = pick(&mut list, i).mv;
         if in_check && is_quiet(&td.pos, m) {
@@ -113,16 +106,6 @@ pub(crate) fn qsearch<const PV: bool>(
             quiet_evasion_searched = true;
         }
         if !in_check {
-            // Past the first few captures, only a recapture on the square just moved to (or
-            // a promotion) is still searched: long exchanges elsewhere on a 10x10 board were
-            // most of the quiescence tree and rarely change its score.
-            if tried >= QS_MOVES
-                && best > -MATE_BOUND
-                && m.promotion_kind().is_none()
-                && Some(m.to().index()) != recapture_square
-            {
-                continue;
-            }
             let victim = captured_kind(&td.pos, m);
             let gain = victim.map_or(0, |k| shared.evaluator.value(k))
                 + m.promotion_kind()
@@ -135,7 +118,6 @@ pub(crate) fn qsearch<const PV: bool>(
                 continue;
             }
         }
-        tried += 1;
         td.play(m);
         let score = -qsearch::<PV>(td, -beta, -alpha, ply + 1);
         td.unmake();
