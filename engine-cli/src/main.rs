@@ -112,6 +112,14 @@ struct TuneArgs {
     /// Tune only parameters whose names start with this (repeatable; default: all).
     #[arg(long)]
     only: Vec<String>,
+    /// Weight of the recorded search score in the target, 0..=1 (`datagen` files only; the
+    /// game's result has the rest).
+    #[arg(long, default_value_t = 0.0)]
+    lambda: f64,
+    /// L2 penalty on the distance from the starting weights (per weight, in units of 100
+    /// centipawns squared).
+    #[arg(long, default_value_t = 0.0)]
+    l2: f64,
     /// Where the tuned parameter file goes.
     #[arg(long)]
     out: std::path::PathBuf,
@@ -141,7 +149,7 @@ struct DatagenArgs {
     /// Output file (binary; see engine/src/nnue/data.rs).
     #[arg(long)]
     out: std::path::PathBuf,
-    /// Play with this network (for the variant; e.g. `engine/nets/opulent-r1.nnue`), so the
+    /// Play with this network (for the variant; e.g. `engine/nets/opulent-r2.nnue`), so the
     /// data of a next generation comes from the last one. Default: the hand-written
     /// evaluation alone. A resumed file should keep the network it was started with.
     #[arg(long)]
@@ -282,7 +290,12 @@ fn tuning_set(path: &std::path::Path, variant: &Arc<Variant>) -> Result<TuningSe
                         ));
                         return None;
                     };
-                    return Some((p.to_position(variant), result, game));
+                    return Some((
+                        p.to_position(variant),
+                        result,
+                        game,
+                        Some(i32::from(p.score)),
+                    ));
                 }
                 Ok(Some(Record::GameEnd(g))) => game = u64::from(g) + 1,
                 Ok(None) => return None,
@@ -295,7 +308,7 @@ fn tuning_set(path: &std::path::Path, variant: &Arc<Variant>) -> Result<TuningSe
             }
         }
     });
-    let set = TuningSet::from_positions(variant, positions);
+    let set = TuningSet::from_scored_positions(variant, positions);
     match error {
         Some(e) => Err(failed(&e)),
         None => Ok(set),
@@ -346,13 +359,19 @@ fn tune_main(args: &TuneArgs) -> ExitCode {
         k: args.k,
         validation_every: args.validation_every,
         only: args.only.clone(),
+        lambda: args.lambda,
+        l2: args.l2,
     };
     let mut first = None;
     let tuned = set.tune(&start, &cfg, &mut |p: &TuneProgress| {
         first.get_or_insert_with(|| p.clone());
         eprintln!(
-            "iteration {:4}  training {:.6}  validation {:.6}  K {:.6}",
-            p.iteration, p.training_loss, p.validation_loss, p.k
+            "iteration {:4}  training {:.6}  validation {:.6}  K {:.6}{}",
+            p.iteration,
+            p.training_loss,
+            p.validation_loss,
+            p.k,
+            if p.best { "  (best)" } else { "" }
         );
     });
     let (tuned, last) = match tuned {
@@ -365,11 +384,15 @@ fn tune_main(args: &TuneArgs) -> ExitCode {
     let before = first.unwrap_or_else(|| last.clone());
     // The header records how the file was made, so a run can be repeated.
     let header = format!(
-        "tuned by `variant-engine tune` on {names} ({} positions), {} iterations, step {}, K {:.6}\n\
+        "tuned by `variant-engine tune` on {names} ({} positions), {} iterations (kept: {}), step {}, \
+         lambda {}, l2 {}, K {:.6}\n\
          loss: training {:.6} -> {:.6}, validation {:.6} -> {:.6}",
         set.len(),
         args.iterations,
+        last.iteration,
         args.learning_rate,
+        args.lambda,
+        args.l2,
         last.k,
         before.training_loss,
         last.training_loss,

@@ -11,12 +11,14 @@
 //!   moves and its hop captures), looked up in a per-kind table as long as the kind's largest
 //!   reach on the board;
 //! - **king danger**: per enemy piece that attacks the king zone, its kind's weight plus a
-//!   weight per attacked zone square; the sum (less a shield credit) costs quadratically;
+//!   weight per attacked zone square; per enemy kind, the safe checks it has (squares it can
+//!   reach and check from where the king's side does not attack it); zone squares only the
+//!   king defends; the sum (less a shield credit) costs quadratically;
 //! - **threats**: pieces attacked by enemy pawns, by cheaper enemy pieces, and pieces attacked
 //!   but not defended (hanging).
 
 use crate::bitboard::Bitboard;
-use crate::eval::params::{Layout, NONE};
+use crate::eval::params::{Layout, NONE, SAFE_CHECKS_COUNTED};
 use crate::eval::sum::Sum;
 use crate::eval::terms::EvalTerms;
 use crate::eval::trace::{KING_DANGER_EG_DIV, KING_DANGER_MG_DIV, Trace};
@@ -161,11 +163,15 @@ pub(super) fn piece_terms<T: Trace>(
     }
     let mut all = pawn_attacks;
     let mut by_kind = [ByColor([Bitboard::EMPTY; 2]); MAX_KINDS];
+    // Where each side's pieces of a kind can move to an empty square (differs from the
+    // attacks only for the cannon), for the safe checks.
+    let mut moves_by_kind = [ByColor([Bitboard::EMPTY; 2]); MAX_KINDS];
     let kings = ByColor([
         pos.royal_square(Color::White),
         pos.royal_square(Color::Black),
     ]);
     let mut danger = ByColor([0i32; 2]);
+    let mut defended = ByColor([Bitboard::EMPTY; 2]);
     let mut attacked_zone = ByColor([false; 2]);
     for c in Color::ALL {
         let own = pos.by_color[c];
@@ -182,6 +188,7 @@ pub(super) fn piece_terms<T: Trace>(
             for sq in bb {
                 let (attacks, moves) = piece_reach(v, k, sq, occupied);
                 by_kind[k][c] |= attacks;
+                moves_by_kind[k][c] |= moves;
                 if terms.mobility && mob != NONE {
                     let safe = ((moves & !occupied) | (attacks & enemy)) & reachable;
                     let n = (safe.count() as usize).min(mob_max);
@@ -200,6 +207,8 @@ pub(super) fn piece_terms<T: Trace>(
             }
             all[c] |= by_kind[k][c];
         }
+        // What the side defends with its pawns and pieces, the king left out.
+        defended[c] = all[c];
         if let (Some(r), Some(ksq)) = (tables.royal, kings[c]) {
             let king_attacks = v.kinds[r].leap_attacks[ksq.index()];
             by_kind[r][c] = king_attacks;
@@ -209,8 +218,33 @@ pub(super) fn piece_terms<T: Trace>(
     if terms.king_safety {
         for c in Color::ALL {
             let Some(ksq) = kings[c] else { continue };
+            // Safe checks: squares from which an enemy piece of a kind would attack the king
+            // (every non-pawn kind attacks symmetrically, the cannon's hop over one screen
+            // included, so they are the kind's attacks from the king's square) that such a
+            // piece can reach and where the king's side does not attack it.
+            let attacker = !c;
+            let safe_for_attacker = !all[c] & !pos.by_color[attacker];
+            for &k in &tables.pieces {
+                let id = layout.safety_check[k];
+                if id == NONE || (pos.by_kind[k] & pos.by_color[attacker]).is_empty() {
+                    continue;
+                }
+                let reach = (moves_by_kind[k][attacker] & !occupied)
+                    | (by_kind[k][attacker] & pos.by_color[c]);
+                let checks = piece_reach(v, k, ksq, occupied).0 & reach & safe_for_attacker;
+                let n = (checks.count() as i32).min(SAFE_CHECKS_COUNTED);
+                if n > 0 {
+                    attacked_zone[c] = true;
+                    danger[c] += sum.danger(c, id, n);
+                }
+            }
             if !attacked_zone[c] {
                 continue;
+            }
+            if layout.safety_weak != NONE {
+                // Zone squares the enemy attacks that nothing but the king defends.
+                let weak = tables.zone[c][ksq.index()] & all[attacker] & !defended[c];
+                danger[c] += sum.danger(c, layout.safety_weak, weak.count() as i32);
             }
             let mut d = danger[c] + sum.danger(c, layout.safety_offset, 1);
             if let Some(p) = tables.pawn

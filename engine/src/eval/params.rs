@@ -103,6 +103,12 @@ pub(crate) struct Layout {
     pub safety_offset: usize,
     /// King danger (scalar): per own pawn in the shield (subtracted).
     pub safety_shield: usize,
+    /// King danger (scalar), per attacking kind: the squares (at most
+    /// [`SAFE_CHECKS_COUNTED`]) from which a piece of the kind could give check next move
+    /// without being taken there.
+    pub safety_check: [usize; MAX_KINDS],
+    /// King danger (scalar): king-zone squares the enemy attacks and only the king defends.
+    pub safety_weak: usize,
     /// Threat: a piece of this kind attacked by an enemy pawn.
     pub threat_pawn: [usize; MAX_KINDS],
     /// Threat: a piece of this kind attacked by a cheaper enemy piece.
@@ -123,6 +129,10 @@ pub(crate) struct Layout {
     /// Drops: per empty square next to the king, per 150 centipawns of enemy pocket material.
     pub drops_danger: usize,
 }
+
+/// Most safe checking squares counted per attacking kind (more add nothing: one is enough
+/// to give the check).
+pub(crate) const SAFE_CHECKS_COUNTED: i32 = 2;
 
 /// Entries of the king's rank table: 0, 1, 2 and 3 or more ranks above its home rank.
 pub(crate) const KING_RANKS: usize = 4;
@@ -206,6 +216,8 @@ impl Layout {
             safety_hits: NONE,
             safety_offset: NONE,
             safety_shield: NONE,
+            safety_check: [NONE; MAX_KINDS],
+            safety_weak: NONE,
             threat_pawn: [NONE; MAX_KINDS],
             threat_lesser: [NONE; MAX_KINDS],
             hanging: NONE,
@@ -351,6 +363,13 @@ impl Layout {
             if variant.pawn.is_some() {
                 self.safety_shield = b.scalar("safety.shield".into(), 10);
             }
+            for &k in pieces {
+                // A safe check is the most direct threat a piece makes on the king: worth
+                // about as much as the piece attacking the zone.
+                let v = variant.pieces()[k].value;
+                self.safety_check[k] = b.scalar(format!("safety.check.{}", letter(k)), 16 + v / 20);
+            }
+            self.safety_weak = b.scalar("safety.weak".into(), 6);
         }
         for &k in pieces {
             let v = variant.pieces()[k].value;

@@ -38,6 +38,9 @@ struct Entry {
     mg: f64,
     /// White's result.
     result: f64,
+    /// The search score recorded with the position, White's view, in centipawns (binary
+    /// training data has one; the text format does not).
+    score: Option<f64>,
     /// Game number in the file (for the split).
     game: u64,
 }
@@ -93,6 +96,17 @@ pub struct TuneConfig {
     pub validation_every: u64,
     /// Tune only the parameters whose names start with one of these (empty = all).
     pub only: Vec<String>,
+    /// Weight of the recorded search score in the target (the game's result has the rest):
+    /// the target is `lambda * sigmoid(K * score) + (1 - lambda) * result` for positions that
+    /// carry a score. A game's result labels all its positions alike, whatever happened
+    /// between them; the search score labels each one, which lets a few thousand games fit
+    /// hundreds of weights without fitting their noise.
+    pub lambda: f64,
+    /// L2 penalty on the distance from the starting weights, per parameter slot, in units of
+    /// 100 centipawns squared: the loss gains `l2 * sum(((w - w0) / 100)^2)`. It keeps the
+    /// weights that the data hardly sees (the far ends of the mobility tables) near their
+    /// geometric start.
+    pub l2: f64,
 }
 
 impl Default for TuneConfig {
@@ -103,6 +117,8 @@ impl Default for TuneConfig {
             k: None,
             validation_every: 10,
             only: Vec::new(),
+            lambda: 0.0,
+            l2: 0.0,
         }
     }
 }
@@ -118,6 +134,9 @@ pub struct TuneProgress {
     pub validation_loss: f64,
     /// The sigmoid's scale in use.
     pub k: f64,
+    /// True when these weights have the lowest validation loss seen so far (the ones the
+    /// run returns; every report when nothing is held out).
+    pub best: bool,
 }
 
 /// Labelled positions of one variant, traced for tuning.
@@ -145,6 +164,7 @@ fn loss_and_gradient(
     entries: &[&Entry],
     theta: &[[f64; 2]],
     k: f64,
+    lambda: f64,
     grad: Option<&mut [[f64; 2]]>,
 ) -> f64 {
     let mut loss = 0.0;
@@ -155,7 +175,13 @@ fn loss_and_gradient(
     for e in entries {
         let (eval, danger) = model(e, theta);
         let p = 1.0 / (1.0 + (-k * eval).exp());
-        let diff = e.result - p;
+        let target = match e.score {
+            Some(score) if lambda > 0.0 => {
+                lambda / (1.0 + (-k * score).exp()) + (1.0 - lambda) * e.result
+            }
+            _ => e.result,
+        };
+        let diff = target - p;
         loss += diff * diff;
         let Some(g) = grad.as_deref_mut() else {
             continue;
@@ -291,6 +317,20 @@ impl TuningSet {
         variant: &Arc<Variant>,
         positions: impl IntoIterator<Item = (Position, f64, u64)>,
     ) -> Self {
+        Self::from_scored_positions(
+            variant,
+            positions
+                .into_iter()
+                .map(|(pos, result, game)| (pos, result, game, None)),
+        )
+    }
+
+    /// As [`TuningSet::from_positions`], each position also with the search score recorded
+    /// for it (White's view, centipawns), which [`TuneConfig::lambda`] blends into the target.
+    pub fn from_scored_positions(
+        variant: &Arc<Variant>,
+        positions: impl IntoIterator<Item = (Position, f64, u64, Option<i32>)>,
+    ) -> Self {
         let family = variant.rules().eval_family(variant);
         let layout = Layout::new(variant, family);
         let defaults = EvalParams::from_layout(variant, &layout);
@@ -298,7 +338,9 @@ impl TuningSet {
         let evaluator = Evaluator::with_params(variant, EvalTerms::default(), &defaults);
         let entries = positions
             .into_iter()
-            .map(|(pos, result, game)| Self::entry(&evaluator, &pos, result, game))
+            .map(|(pos, result, game, score)| {
+                Self::entry(&evaluator, &pos, result, game, score.map(f64::from))
+            })
             .collect();
         Self {
             variant: variant.clone(),
@@ -307,7 +349,13 @@ impl TuningSet {
         }
     }
 
-    fn entry(evaluator: &Evaluator, pos: &Position, result: f64, game: u64) -> Entry {
+    fn entry(
+        evaluator: &Evaluator,
+        pos: &Position,
+        result: f64,
+        game: u64,
+        score: Option<f64>,
+    ) -> Entry {
         let (rec, phase, _) = evaluator.trace(pos);
         let Recorder {
             linear,
@@ -321,6 +369,7 @@ impl TuningSet {
             danger: [on(danger_on[0], dw), on(danger_on[1], db)],
             mg: f64::from(phase) / 256.0,
             result,
+            score,
             game,
         }
     }
@@ -376,7 +425,7 @@ impl TuningSet {
     pub fn loss(&self, params: &EvalParams, k: f64) -> Result<f64, TuneError> {
         let theta = self.theta(params)?;
         let all: Vec<&Entry> = self.entries.iter().collect();
-        Ok(loss_and_gradient(&all, &theta, k, None))
+        Ok(loss_and_gradient(&all, &theta, k, 0.0, None))
     }
 
     /// The sigmoid scale `K` that fits the results best with `params` (a golden-section
@@ -391,7 +440,7 @@ impl TuningSet {
         }
         let theta = self.theta(params)?;
         let all: Vec<&Entry> = self.entries.iter().collect();
-        let f = |lk: f64| loss_and_gradient(&all, &theta, lk.exp(), None);
+        let f = |lk: f64| loss_and_gradient(&all, &theta, lk.exp(), 0.0, None);
         // K between 1/10000 and 1/10 per centipawn.
         let (mut a, mut b) = (1e-4f64.ln(), 0.1f64.ln());
         let phi = (5f64.sqrt() - 1.0) / 2.0;
@@ -417,7 +466,8 @@ impl TuningSet {
     }
 
     /// Tunes from `start`, reporting progress every few iterations; returns the tuned
-    /// weights (rounded to integers) and the last progress report.
+    /// weights (rounded to integers) with the lowest validation loss of the reports (the
+    /// last ones when nothing is held out), and that report.
     ///
     /// # Errors
     /// [`TuneError::Params`] when `start` is not this variant's, [`TuneError::Empty`] without
@@ -448,31 +498,59 @@ impl TuningSet {
             })
             .collect();
         let n = theta.len();
+        let start_theta = theta.clone();
         let mut m = vec![[0.0f64; 2]; n];
         let mut v = vec![[0.0f64; 2]; n];
         let mut grad = vec![[0.0f64; 2]; n];
         let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8);
+        let lambda = cfg.lambda.clamp(0.0, 1.0);
+        // The penalty per slot is l2 * ((w - w0) / 100)^2: its gradient 2 * l2 * (w - w0) / 1e4.
+        let penalty = |theta: &[[f64; 2]]| -> f64 {
+            if cfg.l2 <= 0.0 {
+                return 0.0;
+            }
+            let mut sum = 0.0;
+            for (i, (t, t0)) in theta.iter().zip(&start_theta).enumerate() {
+                for j in 0..2 {
+                    if free[i][j] {
+                        let d = (t[j] - t0[j]) / 100.0;
+                        sum += d * d;
+                    }
+                }
+            }
+            cfg.l2 * sum
+        };
         let report = |iteration: usize, theta: &[[f64; 2]], training_loss: f64| TuneProgress {
             iteration,
             training_loss,
             validation_loss: if valid.is_empty() {
                 f64::NAN
             } else {
-                loss_and_gradient(&valid, theta, k, None)
+                loss_and_gradient(&valid, theta, k, lambda, None)
             },
             k,
+            best: false,
         };
-        let mut last = report(0, &theta, loss_and_gradient(&train, &theta, k, None));
+        let mut last = report(
+            0,
+            &theta,
+            loss_and_gradient(&train, &theta, k, lambda, None),
+        );
+        last.best = true;
         progress(&last);
+        // The weights with the lowest validation loss so far: more steps can overfit the
+        // training games, and then the earlier weights are the better ones.
+        let mut best = (last.validation_loss, theta.clone(), last.clone());
         for it in 1..=cfg.iterations {
-            let loss = loss_and_gradient(&train, &theta, k, Some(&mut grad));
+            let loss = loss_and_gradient(&train, &theta, k, lambda, Some(&mut grad));
             let (c1, c2) = (1.0 - beta1.powi(it as i32), 1.0 - beta2.powi(it as i32));
             for i in 0..n {
                 for j in 0..2 {
                     if !free[i][j] {
                         continue;
                     }
-                    let g = grad[i][j];
+                    let g =
+                        grad[i][j] + 2.0 * cfg.l2 * (theta[i][j] - start_theta[i][j]) / 10_000.0;
                     m[i][j] = beta1 * m[i][j] + (1.0 - beta1) * g;
                     v[i][j] = beta2 * v[i][j] + (1.0 - beta2) * g * g;
                     let step = cfg.learning_rate * (m[i][j] / c1) / ((v[i][j] / c2).sqrt() + eps);
@@ -483,11 +561,17 @@ impl TuningSet {
                 }
             }
             if it % 25 == 0 || it == cfg.iterations {
-                last = report(it, &theta, loss);
+                last = report(it, &theta, loss + penalty(&theta));
+                // With nothing held out every report is the best so far (NaN compares false).
+                last.best = valid.is_empty() || last.validation_loss < best.0;
+                if last.best {
+                    best = (last.validation_loss, theta.clone(), last.clone());
+                }
                 progress(&last);
             }
         }
-        last.training_loss = loss_and_gradient(&train, &theta, k, None);
+        let (_, theta, mut last) = best;
+        last.training_loss = loss_and_gradient(&train, &theta, k, lambda, None);
         let mut tuned = start.clone();
         for (dst, t) in tuned.values.iter_mut().zip(&theta) {
             *dst = [t[0].round() as i32, t[1].round() as i32];
@@ -573,7 +657,7 @@ mod tests {
             let all: Vec<&Entry> = set.entries.iter().collect();
             let k = 1.0 / 300.0;
             let mut grad = vec![[0.0; 2]; theta.len()];
-            loss_and_gradient(&all, &theta, k, Some(&mut grad));
+            loss_and_gradient(&all, &theta, k, 0.0, Some(&mut grad));
             let mut checked = 0;
             for i in 0..theta.len() {
                 for j in 0..2 {
@@ -585,8 +669,8 @@ mod tests {
                     up[i][j] += h;
                     let mut down = theta.clone();
                     down[i][j] -= h;
-                    let numeric = (loss_and_gradient(&all, &up, k, None)
-                        - loss_and_gradient(&all, &down, k, None))
+                    let numeric = (loss_and_gradient(&all, &up, k, 0.0, None)
+                        - loss_and_gradient(&all, &down, k, 0.0, None))
                         / (2.0 * h);
                     let analytic = grad[i][j];
                     assert!(
@@ -601,6 +685,118 @@ mod tests {
         }
     }
 
+    /// Random playouts of `variant` with their material balance as a stand-in search score
+    /// (White's view, `scale` centipawns per piece) and a drawn result.
+    fn scored_sample(variant: &str, count: u64, scale: i32) -> TuningSet {
+        let v = Registry::builtin().get(variant).unwrap();
+        let positions = (0..count).filter_map(|seed| {
+            let pos = crate::samples::random_playout(Position::new(v.clone()), 30, seed + 1);
+            if pos.status().is_finished() || pos.in_check() {
+                return None;
+            }
+            let white = pos.by_color[crate::Color::White].count() as i32;
+            let black = pos.by_color[crate::Color::Black].count() as i32;
+            Some((pos, 0.5, seed, Some(scale * (white - black))))
+        });
+        TuningSet::from_scored_positions(&v, positions)
+    }
+
+    /// The mean material weight of the pieces (not pawns) in `params`.
+    fn mean_piece_value(v: &Variant, params: &EvalParams) -> f64 {
+        let l = Layout::new(v, v.rules().eval_family(v));
+        let ids: Vec<usize> = (0..v.kind_count())
+            .filter(|&k| v.kinds[k].role == crate::variant::Role::Piece)
+            .map(|k| l.value[k])
+            .collect();
+        ids.iter()
+            .map(|&i| f64::from(params.values[i][0]))
+            .sum::<f64>()
+            / ids.len() as f64
+    }
+
+    #[test]
+    fn lambda_blends_the_search_score_into_the_target() {
+        // Every game is drawn, but the scores say a piece is worth 3000 centipawns: with the
+        // result alone the material weights have no reason to grow, with the score they must.
+        let set = scored_sample("opulent", 80, 3000);
+        let v = set.variant.clone();
+        let start = EvalParams::defaults(&v);
+        let cfg = |lambda| TuneConfig {
+            iterations: 40,
+            learning_rate: 10.0,
+            k: Some(1.0 / 400.0),
+            validation_every: 0,
+            only: vec!["value.".into()],
+            lambda,
+            ..TuneConfig::default()
+        };
+        let (by_result, _) = set.tune(&start, &cfg(0.0), &mut |_| {}).unwrap();
+        let (by_score, _) = set.tune(&start, &cfg(1.0), &mut |_| {}).unwrap();
+        let base = mean_piece_value(&v, &start);
+        let (s, r) = (
+            mean_piece_value(&v, &by_score),
+            mean_piece_value(&v, &by_result),
+        );
+        assert!(s > base + 50.0, "{base} -> {s}");
+        assert!(r < base + 20.0, "{base} -> {r}");
+    }
+
+    #[test]
+    fn l2_keeps_the_weights_near_the_start() {
+        let set = scored_sample("opulent", 80, 3000);
+        let v = set.variant.clone();
+        let start = EvalParams::defaults(&v);
+        let distance = |l2| {
+            let cfg = TuneConfig {
+                iterations: 40,
+                learning_rate: 10.0,
+                k: Some(1.0 / 400.0),
+                validation_every: 0,
+                lambda: 1.0,
+                l2,
+                ..TuneConfig::default()
+            };
+            let (tuned, _) = set.tune(&start, &cfg, &mut |_| {}).unwrap();
+            tuned
+                .values
+                .iter()
+                .zip(&start.values)
+                .map(|(a, b)| f64::from((a[0] - b[0]).abs() + (a[1] - b[1]).abs()))
+                .sum::<f64>()
+        };
+        let (free, held) = (distance(0.0), distance(50.0));
+        assert!(held < free * 0.7, "{held} vs {free}");
+    }
+
+    #[test]
+    fn the_weights_with_the_best_validation_loss_are_kept() {
+        let (v, text) = sample("opulent", 120);
+        let set = TuningSet::parse(&v, &text).unwrap();
+        let start = EvalParams::defaults(&v);
+        let cfg = TuneConfig {
+            iterations: 100,
+            learning_rate: 20.0,
+            k: Some(1.0 / 250.0),
+            validation_every: 3,
+            ..TuneConfig::default()
+        };
+        let mut reports = Vec::new();
+        let (tuned, kept) = set
+            .tune(&start, &cfg, &mut |p| reports.push(p.clone()))
+            .unwrap();
+        let lowest = reports
+            .iter()
+            .map(|p| p.validation_loss)
+            .fold(f64::INFINITY, f64::min);
+        assert!(kept.best);
+        assert!((kept.validation_loss - lowest).abs() < 1e-12);
+        // The returned weights are that report's (up to rounding to integers).
+        let (_, valid) = set.split(3);
+        let theta = set.theta(&tuned).unwrap();
+        let again = loss_and_gradient(&valid, &theta, 1.0 / 250.0, 0.0, None);
+        assert!((again - lowest).abs() < 1e-3, "{again} vs {lowest}");
+    }
+
     #[test]
     fn tuning_lowers_the_loss() {
         let (v, text) = sample("opulent", 60);
@@ -611,7 +807,7 @@ mod tests {
             learning_rate: 2.0,
             k: Some(1.0 / 250.0),
             validation_every: 0,
-            only: Vec::new(),
+            ..TuneConfig::default()
         };
         let before = set.loss(&start, 1.0 / 250.0).unwrap();
         let (tuned, report) = set.tune(&start, &cfg, &mut |_| {}).unwrap();
