@@ -13,7 +13,8 @@
 //! - **king danger**: per enemy piece that attacks the king zone, its kind's weight plus a
 //!   weight per attacked zone square; per enemy kind, the safe checks it has (squares it can
 //!   reach and check from where the king's side does not attack it); zone squares only the
-//!   king defends; the sum (less a shield credit) costs quadratically;
+//!   king defends; the sum (less a shield credit) costs quadratically. In a drop game a
+//!   piece in hand checks safely from any empty safe square it attacks the king from;
 //! - **threats**: pieces attacked by enemy pawns, by cheaper enemy pieces, and pieces attacked
 //!   but not defended (hanging).
 
@@ -226,11 +227,17 @@ pub(super) fn piece_terms<T: Trace>(
             let safe_for_attacker = !all[c] & !pos.by_color[attacker];
             for &k in &tables.pieces {
                 let id = layout.safety_check[k];
-                if id == NONE || (pos.by_kind[k] & pos.by_color[attacker]).is_empty() {
+                // A piece in hand can be dropped on any empty square.
+                let in_hand = pos.pocket[attacker][k] > 0;
+                if id == NONE || ((pos.by_kind[k] & pos.by_color[attacker]).is_empty() && !in_hand)
+                {
                     continue;
                 }
-                let reach = (moves_by_kind[k][attacker] & !occupied)
+                let mut reach = (moves_by_kind[k][attacker] & !occupied)
                     | (by_kind[k][attacker] & pos.by_color[c]);
+                if in_hand {
+                    reach |= !occupied;
+                }
                 let checks = piece_reach(v, k, ksq, occupied).0 & reach & safe_for_attacker;
                 let n = (checks.count() as i32).min(SAFE_CHECKS_COUNTED);
                 if n > 0 {

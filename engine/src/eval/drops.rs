@@ -107,6 +107,7 @@ mod tests {
     use super::*;
     use crate::Registry;
     use crate::eval::board::board_fen;
+    use crate::eval::params::SAFE_CHECKS_COUNTED as SAFE_CHECKS;
     use crate::eval::{EvalParams, EvalTerms, Evaluator};
 
     fn orphic(pieces: &[(&str, char)], pocket: &str, side: &str) -> Position {
@@ -200,5 +201,31 @@ mod tests {
             white_terms(&orphic(&sheltered, "", "w")),
             white_terms(&orphic(&open, "", "w"))
         );
+    }
+
+    #[test]
+    fn a_piece_in_hand_checks_from_the_empty_squares() {
+        // A black rook in hand can be dropped on a1, b1 or c1 with check (the king does not
+        // reach them); with nothing in hand, Black has no check at all.
+        let e = defaults();
+        let v = Registry::builtin().get("orphic").unwrap();
+        let rook = v.kind_by_letter('R').unwrap().index();
+        let id = e.layout.safety_check[rook] as u32;
+        let board = [
+            ("e1", 'K'),
+            ("d2", 'P'),
+            ("e2", 'P'),
+            ("f2", 'P'),
+            ("e8", 'k'),
+        ];
+        let checks = |pocket: &str| {
+            let (rec, _, _) = e.trace(&orphic(&board, pocket, "w"));
+            rec.danger[Color::White.index()]
+                .iter()
+                .find(|&&(p, _)| p == id)
+                .map_or(0, |&(_, c)| c)
+        };
+        assert_eq!(checks("r"), SAFE_CHECKS);
+        assert_eq!(checks(""), 0);
     }
 }

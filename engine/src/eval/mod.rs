@@ -15,8 +15,10 @@
 //! - orthodox (a royal king): pawn structure and passed pawns (`pawns.rs`, cached by pawn
 //!   placement), and mobility, king danger and threats from one pass over every piece's
 //!   attacks (`attacks.rs`);
-//! - Decima: the race to ten points and first-rank defence (`decima.rs`);
-//! - Orphic: the drop-phase terms (`drops.rs`).
+//! - Decima: the orthodox terms but king danger (no piece is royal), the race to ten points
+//!   and first-rank defence (`decima.rs`);
+//! - Orphic: the orthodox terms (pieces in hand join the safe checks on a king) and the
+//!   drop-phase terms (`drops.rs`).
 //!
 //! The tuner (`tune.rs`) evaluates through the same code with a recording [`trace::Trace`],
 //! so what it fits is exactly what the search computes.
@@ -51,17 +53,65 @@ use crate::variant::{Role, Variant};
 /// The terms of a variant's evaluation family, with the tables they need.
 #[derive(Debug)]
 enum FamilyTerms {
-    /// Pawn structure, mobility, king danger and threats.
-    Orthodox {
-        pawns: Option<pawns::PawnTables>,
-        attacks: attacks::AttackTables,
-    },
-    /// Decima's race to ten points.
-    Decima(decima::DecimaEval),
-    /// Orphic's drop-phase terms.
-    Drops(drops::DropEval),
+    /// Pawn structure, files, mobility, king danger and threats.
+    Orthodox(OrthodoxTerms),
+    /// Decima: the orthodox terms (no king danger: no piece is royal) and the race to ten
+    /// points.
+    Decima(OrthodoxTerms, decima::DecimaEval),
+    /// Orphic: the orthodox terms (a drop game is decided by attacks on the king, which
+    /// pocket pieces join by dropping) and the drop-phase terms.
+    Drops(OrthodoxTerms, drops::DropEval),
     /// Nothing beyond material and piece-square terms.
     Generic,
+}
+
+/// The tables of the orthodox terms.
+#[derive(Debug)]
+struct OrthodoxTerms {
+    pawns: Option<pawns::PawnTables>,
+    attacks: attacks::AttackTables,
+}
+
+impl OrthodoxTerms {
+    fn new(variant: &Variant) -> Self {
+        Self {
+            pawns: pawns::PawnTables::new(variant),
+            attacks: attacks::AttackTables::new(variant),
+        }
+    }
+
+    /// Pawn structure, passed pawns, files, mobility, king danger and threats, added to `sum`.
+    fn add<T: Trace>(
+        &self,
+        l: &Layout,
+        t: EvalTerms,
+        pos: &Position,
+        cache: Option<&mut PawnCache>,
+        sum: &mut Sum<'_, T>,
+    ) {
+        let passed = match &self.pawns {
+            Some(p) if t.pawns => Some((p, p.structure(l, pos, cache, sum))),
+            _ => None,
+        };
+        let attacked = (t.mobility || t.king_safety || t.threats)
+            .then(|| attacks::piece_terms(&self.attacks, l, t, pos, sum));
+        if let Some((p, passed)) = passed {
+            p.passers(l, pos, passed, attacked.map(|a| a.all), sum);
+            p.files(l, pos, sum);
+        }
+        if t.king_safety
+            && let Some(pawn) = pos.variant.pawn
+        {
+            for c in Color::ALL {
+                if let Some(k) = pos.royal_square(c) {
+                    let shield = self.attacks.shield[c][k.index()]
+                        & pos.by_kind[pawn.index()]
+                        & pos.by_color[c];
+                    sum.add(c, l.shield, (shield.count() as i32).min(3));
+                }
+            }
+        }
+    }
 }
 
 /// Up to three piece-square features of a piece on a square: `(parameter, coefficient)`.
@@ -151,12 +201,14 @@ impl Evaluator {
             layout.defs.iter().map(|d| d.default).collect()
         };
         let family = match eval_family {
-            EvalFamily::Orthodox => FamilyTerms::Orthodox {
-                pawns: pawns::PawnTables::new(variant),
-                attacks: attacks::AttackTables::new(variant),
-            },
-            EvalFamily::Decima => FamilyTerms::Decima(decima::DecimaEval::new(variant)),
-            EvalFamily::Drops => FamilyTerms::Drops(drops::DropEval::new(variant)),
+            EvalFamily::Orthodox => FamilyTerms::Orthodox(OrthodoxTerms::new(variant)),
+            EvalFamily::Decima => FamilyTerms::Decima(
+                OrthodoxTerms::new(variant),
+                decima::DecimaEval::new(variant),
+            ),
+            EvalFamily::Drops => {
+                FamilyTerms::Drops(OrthodoxTerms::new(variant), drops::DropEval::new(variant))
+            }
             EvalFamily::Generic => FamilyTerms::Generic,
         };
         let kinds = variant.kind_count();
@@ -334,36 +386,15 @@ impl Evaluator {
         }
         sum.add(pos.side, l.tempo, 1);
         match &self.family {
-            FamilyTerms::Orthodox { pawns, attacks } => {
-                let t = self.terms;
-                let passed = match pawns {
-                    Some(p) if t.pawns => Some((p, p.structure(l, pos, cache, &mut sum))),
-                    _ => None,
-                };
-                let attacked = (t.mobility || t.king_safety || t.threats)
-                    .then(|| attacks::piece_terms(attacks, l, t, pos, &mut sum));
-                if let Some((p, passed)) = passed {
-                    p.passers(l, pos, passed, attacked.map(|a| a.all), &mut sum);
-                }
-                if t.king_safety
-                    && let Some(pawn) = pos.variant.pawn
-                {
-                    for c in Color::ALL {
-                        if let Some(k) = pos.royal_square(c) {
-                            let shield = attacks.shield[c][k.index()]
-                                & pos.by_kind[pawn.index()]
-                                & pos.by_color[c];
-                            sum.add(c, l.shield, (shield.count() as i32).min(3));
-                        }
-                    }
-                }
-            }
-            FamilyTerms::Decima(d) => {
+            FamilyTerms::Orthodox(o) => o.add(l, self.terms, pos, cache, &mut sum),
+            FamilyTerms::Decima(o, d) => {
+                o.add(l, self.terms, pos, cache, &mut sum);
                 if self.terms.decima {
                     d.terms(l, pos, &mut sum);
                 }
             }
-            FamilyTerms::Drops(d) => {
+            FamilyTerms::Drops(o, d) => {
+                o.add(l, self.terms, pos, cache, &mut sum);
                 if self.terms.drops {
                     d.terms(l, pos, &mut sum);
                 }
@@ -392,9 +423,9 @@ impl Evaluator {
             trace: &mut NoTrace,
         };
         match &self.family {
-            FamilyTerms::Decima(d) => d.terms(&self.layout, pos, &mut sum),
-            FamilyTerms::Drops(d) => d.terms(&self.layout, pos, &mut sum),
-            FamilyTerms::Orthodox { .. } | FamilyTerms::Generic => {}
+            FamilyTerms::Decima(_, d) => d.terms(&self.layout, pos, &mut sum),
+            FamilyTerms::Drops(_, d) => d.terms(&self.layout, pos, &mut sum),
+            FamilyTerms::Orthodox(_) | FamilyTerms::Generic => {}
         }
         ByColor([sum.score[Color::White].mg, sum.score[Color::Black].mg])
     }
@@ -572,5 +603,24 @@ mod tests {
         assert!(e.evaluate(&pos) > 800);
         let pos = Position::from_fen(v, "4k3/8/8/8/8/8/8/3QK3 b - - 0 1").unwrap();
         assert!(e.evaluate(&pos) < -800);
+    }
+
+    #[test]
+    fn orthogonal_riders_on_open_and_half_open_files_are_counted() {
+        // Rooks on a1 (only a black pawn on the file), b1 (behind its own pawn) and c1 (no
+        // pawn on the file); Black has no rook.
+        let v = Registry::builtin().get("chess").unwrap();
+        let e = Evaluator::new(&v, EvalTerms::default());
+        let rook = v.kind_by_letter('R').unwrap().index();
+        let pos = Position::from_fen(v, "4k3/pp6/8/8/8/8/1P6/RRR1K3 w - - 0 1").unwrap();
+        let (rec, _, _) = e.trace(&pos);
+        let coefficient = |id: usize| {
+            rec.linear
+                .iter()
+                .find(|&&(p, _)| p as usize == id)
+                .map_or(0, |&(_, c)| c)
+        };
+        assert_eq!(coefficient(e.layout.file_open[rook]), 1);
+        assert_eq!(coefficient(e.layout.file_semi[rook]), 1);
     }
 }

@@ -115,6 +115,10 @@ pub(crate) struct Layout {
     pub threat_lesser: [usize; MAX_KINDS],
     /// Threat: a piece attacked and not defended.
     pub hanging: usize,
+    /// A piece of this kind (one that rides orthogonally) on a file without pawns.
+    pub file_open: [usize; MAX_KINDS],
+    /// A piece of this kind (one that rides orthogonally) on a file with enemy pawns only.
+    pub file_semi: [usize; MAX_KINDS],
     /// Decima: points on the tenth rank (table 0..=10).
     pub decima_score: usize,
     /// Decima: value of the points the side to move can reach next move (table 0..=10; the
@@ -221,6 +225,8 @@ impl Layout {
             threat_pawn: [NONE; MAX_KINDS],
             threat_lesser: [NONE; MAX_KINDS],
             hanging: NONE,
+            file_open: [NONE; MAX_KINDS],
+            file_semi: [NONE; MAX_KINDS],
             decima_score: NONE,
             decima_to_move: NONE,
             decima_waiting: NONE,
@@ -279,6 +285,7 @@ impl Layout {
             EvalFamily::Decima => {
                 // Steeper near ten: at nine points any further unit wins or forces a capture.
                 const SCORE: [i32; 11] = [0, 15, 35, 60, 90, 125, 165, 210, 260, 320, 520];
+                l.orthodox(&mut b, variant, &pieces);
                 l.decima_score = b.defs.len();
                 for (s, v) in SCORE.iter().enumerate() {
                     b.pair(format!("decima.score.{s}"), *v, *v);
@@ -296,6 +303,7 @@ impl Layout {
                 l.decima_defender = b.pair("decima.defender".into(), -5, -5);
             }
             EvalFamily::Drops => {
+                l.orthodox(&mut b, variant, &pieces);
                 l.drops_frozen = b.pair("drops.frozen".into(), -10, -10);
                 l.drops_danger = b.pair("drops.danger".into(), -1, -1);
             }
@@ -379,6 +387,15 @@ impl Layout {
             self.threat_lesser[k] = b.pair(format!("threat.lesser.{}", letter(k)), v / 12, v / 15);
         }
         self.hanging = b.pair("threat.hanging".into(), 20, 25);
+        if variant.pawn.is_some() {
+            for &k in pieces {
+                if variant.kinds[k].orthogonal.is_some() {
+                    // A rook line no pawn blocks reaches the enemy camp.
+                    self.file_open[k] = b.pair(format!("file.open.{}", letter(k)), 20, 10);
+                    self.file_semi[k] = b.pair(format!("file.semi.{}", letter(k)), 10, 5);
+                }
+            }
+        }
     }
 
     /// Number of parameters.

@@ -1,5 +1,6 @@
 //! Pawn structure: doubled, isolated and passed pawns, cached by pawn placement, and the
-//! passed-pawn terms that depend on more than the pawns (computed fresh each time).
+//! terms that depend on more than the pawns (computed fresh each time): passed pawns that
+//! can advance or may not promote, and orthogonal riders on open and half-open files.
 //!
 //! Passed pawns are valued by relative rank from a table as long as the board, so the bonus
 //! follows the board size and the promotion rank. Two refinements read the rest of the board:
@@ -187,6 +188,27 @@ impl PawnTables {
             .sum();
         sum.add(c, layout.doubled, doubled);
         passed
+    }
+
+    /// Orthogonal riders on files without pawns (open) or with enemy pawns only (half-open).
+    pub(super) fn files<T: Trace>(&self, layout: &Layout, pos: &Position, sum: &mut Sum<'_, T>) {
+        let pawns = pos.by_kind[self.pawn];
+        for (k, (&open, &semi)) in layout.file_open.iter().zip(&layout.file_semi).enumerate() {
+            if open == NONE {
+                continue;
+            }
+            for c in Color::ALL {
+                let own_pawns = pawns & pos.by_color[c];
+                for sq in pos.by_kind[k] & pos.by_color[c] {
+                    let file = self.file_mask[usize::from(sq.file())];
+                    if (file & pawns).is_empty() {
+                        sum.add(c, open, 1);
+                    } else if (file & own_pawns).is_empty() {
+                        sum.add(c, semi, 1);
+                    }
+                }
+            }
+        }
     }
 
     /// The passed-pawn terms that read the whole board: free passers (given what the enemy
