@@ -210,7 +210,7 @@ mod tests {
         let e = defaults();
         let v = Registry::builtin().get("orphic").unwrap();
         let rook = v.kind_by_letter('R').unwrap().index();
-        let id = e.layout.safety_check[rook] as u32;
+        let id = e.layout.safety_check[rook];
         let board = [
             ("e1", 'K'),
             ("d2", 'P'),
@@ -220,10 +220,7 @@ mod tests {
         ];
         let checks = |pocket: &str| {
             let (rec, _, _) = e.trace(&orphic(&board, pocket, "w"));
-            rec.danger[Color::White.index()]
-                .iter()
-                .find(|&&(p, _)| p == id)
-                .map_or(0, |&(_, c)| c)
+            rec.danger_coefficient(Color::White, id)
         };
         assert_eq!(checks("r"), SAFE_CHECKS);
         assert_eq!(checks(""), 0);

@@ -50,22 +50,21 @@ use crate::position::Position;
 use crate::rules::EvalFamily;
 use crate::variant::{Role, Variant};
 
-/// The terms of a variant's evaluation family, with the tables they need.
+/// A variant family's own terms beyond the orthodox ones, with the tables they need.
 #[derive(Debug)]
 enum FamilyTerms {
-    /// Pawn structure, files, mobility, king danger and threats.
-    Orthodox(OrthodoxTerms),
-    /// Decima: the orthodox terms (no king danger: no piece is royal) and the race to ten
-    /// points.
-    Decima(OrthodoxTerms, decima::DecimaEval),
-    /// Orphic: the orthodox terms (a drop game is decided by attacks on the king, which
-    /// pocket pieces join by dropping) and the drop-phase terms.
-    Drops(OrthodoxTerms, drops::DropEval),
-    /// Nothing beyond material and piece-square terms.
-    Generic,
+    /// Decima's race to ten points (its orthodox terms have no king danger: no piece is
+    /// royal).
+    Decima(decima::DecimaEval),
+    /// Orphic's drop-phase terms (a drop game is decided by attacks on the king, which
+    /// pocket pieces join by dropping, so it has the orthodox terms too).
+    Drops(drops::DropEval),
+    /// None: an orthodox variant, or a generic one (material and piece-square terms only).
+    None,
 }
 
-/// The tables of the orthodox terms.
+/// The tables of the orthodox terms: pawn structure, files, mobility, king danger and
+/// threats (every family but the generic one has them).
 #[derive(Debug)]
 struct OrthodoxTerms {
     pawns: Option<pawns::PawnTables>,
@@ -121,6 +120,8 @@ type SquareFeatures = [(usize, i32); 3];
 /// thousand table entries).
 #[derive(Debug)]
 pub(crate) struct Evaluator {
+    /// The orthodox terms' tables, for every family but the generic one.
+    orthodox: Option<OrthodoxTerms>,
     family: FamilyTerms,
     terms: EvalTerms,
     layout: Layout,
@@ -201,16 +202,11 @@ impl Evaluator {
             layout.defs.iter().map(|d| d.default).collect()
         };
         let family = match eval_family {
-            EvalFamily::Orthodox => FamilyTerms::Orthodox(OrthodoxTerms::new(variant)),
-            EvalFamily::Decima => FamilyTerms::Decima(
-                OrthodoxTerms::new(variant),
-                decima::DecimaEval::new(variant),
-            ),
-            EvalFamily::Drops => {
-                FamilyTerms::Drops(OrthodoxTerms::new(variant), drops::DropEval::new(variant))
-            }
-            EvalFamily::Generic => FamilyTerms::Generic,
+            EvalFamily::Decima => FamilyTerms::Decima(decima::DecimaEval::new(variant)),
+            EvalFamily::Drops => FamilyTerms::Drops(drops::DropEval::new(variant)),
+            EvalFamily::Orthodox | EvalFamily::Generic => FamilyTerms::None,
         };
+        let orthodox = (eval_family != EvalFamily::Generic).then(|| OrthodoxTerms::new(variant));
         let kinds = variant.kind_count();
         let mut value = [0; MAX_KINDS];
         let mut phase_value = [0; MAX_KINDS];
@@ -242,6 +238,7 @@ impl Evaluator {
             total.max(1)
         };
         Self {
+            orthodox,
             family,
             terms,
             layout,
@@ -385,21 +382,21 @@ impl Evaluator {
             }
         }
         sum.add(pos.side, l.tempo, 1);
+        if let Some(o) = &self.orthodox {
+            o.add(l, self.terms, pos, cache, &mut sum);
+        }
         match &self.family {
-            FamilyTerms::Orthodox(o) => o.add(l, self.terms, pos, cache, &mut sum),
-            FamilyTerms::Decima(o, d) => {
-                o.add(l, self.terms, pos, cache, &mut sum);
+            FamilyTerms::Decima(d) => {
                 if self.terms.decima {
                     d.terms(l, pos, &mut sum);
                 }
             }
-            FamilyTerms::Drops(o, d) => {
-                o.add(l, self.terms, pos, cache, &mut sum);
+            FamilyTerms::Drops(d) => {
                 if self.terms.drops {
                     d.terms(l, pos, &mut sum);
                 }
             }
-            FamilyTerms::Generic => {}
+            FamilyTerms::None => {}
         }
         let us = pos.side;
         let mut total = sum.score[us];
@@ -423,9 +420,9 @@ impl Evaluator {
             trace: &mut NoTrace,
         };
         match &self.family {
-            FamilyTerms::Decima(_, d) => d.terms(&self.layout, pos, &mut sum),
-            FamilyTerms::Drops(_, d) => d.terms(&self.layout, pos, &mut sum),
-            FamilyTerms::Orthodox(_) | FamilyTerms::Generic => {}
+            FamilyTerms::Decima(d) => d.terms(&self.layout, pos, &mut sum),
+            FamilyTerms::Drops(d) => d.terms(&self.layout, pos, &mut sum),
+            FamilyTerms::None => {}
         }
         ByColor([sum.score[Color::White].mg, sum.score[Color::Black].mg])
     }
@@ -614,13 +611,7 @@ mod tests {
         let rook = v.kind_by_letter('R').unwrap().index();
         let pos = Position::from_fen(v, "4k3/pp6/8/8/8/8/1P6/RRR1K3 w - - 0 1").unwrap();
         let (rec, _, _) = e.trace(&pos);
-        let coefficient = |id: usize| {
-            rec.linear
-                .iter()
-                .find(|&&(p, _)| p as usize == id)
-                .map_or(0, |&(_, c)| c)
-        };
-        assert_eq!(coefficient(e.layout.file_open[rook]), 1);
-        assert_eq!(coefficient(e.layout.file_semi[rook]), 1);
+        assert_eq!(rec.linear_coefficient(e.layout.file_open[rook]), 1);
+        assert_eq!(rec.linear_coefficient(e.layout.file_semi[rook]), 1);
     }
 }

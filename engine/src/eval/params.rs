@@ -280,12 +280,14 @@ impl Layout {
                 }
             }
         }
+        if family != EvalFamily::Generic {
+            // Every family but the generic one has the orthodox terms, then its own.
+            l.orthodox(&mut b, variant, &pieces);
+        }
         match family {
-            EvalFamily::Orthodox => l.orthodox(&mut b, variant, &pieces),
             EvalFamily::Decima => {
                 // Steeper near ten: at nine points any further unit wins or forces a capture.
                 const SCORE: [i32; 11] = [0, 15, 35, 60, 90, 125, 165, 210, 260, 320, 520];
-                l.orthodox(&mut b, variant, &pieces);
                 l.decima_score = b.defs.len();
                 for (s, v) in SCORE.iter().enumerate() {
                     b.pair(format!("decima.score.{s}"), *v, *v);
@@ -303,11 +305,10 @@ impl Layout {
                 l.decima_defender = b.pair("decima.defender".into(), -5, -5);
             }
             EvalFamily::Drops => {
-                l.orthodox(&mut b, variant, &pieces);
                 l.drops_frozen = b.pair("drops.frozen".into(), -10, -10);
                 l.drops_danger = b.pair("drops.danger".into(), -1, -1);
             }
-            EvalFamily::Generic => {}
+            EvalFamily::Orthodox | EvalFamily::Generic => {}
         }
         l.defs = b.defs;
         l

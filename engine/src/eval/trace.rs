@@ -93,3 +93,24 @@ impl Recorder {
         }
     }
 }
+
+#[cfg(test)]
+impl Recorder {
+    /// The recorded coefficient of parameter `id` among `entries` (0 when absent).
+    fn find(entries: &[(u32, i32)], id: usize) -> i32 {
+        entries
+            .iter()
+            .find(|&&(p, _)| p as usize == id)
+            .map_or(0, |&(_, c)| c)
+    }
+
+    /// White's coefficient of linear parameter `id` (White's minus Black's).
+    pub(crate) fn linear_coefficient(&self, id: usize) -> i32 {
+        Self::find(&self.linear, id)
+    }
+
+    /// The coefficient of scalar parameter `id` in the danger sum against `king`'s king.
+    pub(crate) fn danger_coefficient(&self, king: Color, id: usize) -> i32 {
+        Self::find(&self.danger[king.index()], id)
+    }
+}
