@@ -366,3 +366,38 @@ fn the_command_writes_its_files_and_resumes() {
     assert!(err.to_string().contains("hidden"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The validation split holds out whole blocks of consecutive positions (a game's positions are
+/// written together and nearly alike), about the asked share of them, and is deterministic.
+#[test]
+fn the_split_holds_out_whole_blocks_of_consecutive_positions() {
+    use nnue_train::data::{SPLIT_BLOCK, Split};
+    let split = Split {
+        seed: 7,
+        fraction: 0.1,
+    };
+    let blocks = 2000;
+    let mut held = 0;
+    for b in 0..blocks {
+        let first = split.is_validation(b * SPLIT_BLOCK);
+        for i in b * SPLIT_BLOCK..(b + 1) * SPLIT_BLOCK {
+            assert_eq!(
+                split.is_validation(i),
+                first,
+                "position {i} split from its block"
+            );
+        }
+        held += usize::from(first);
+    }
+    let share = held as f64 / blocks as f64;
+    assert!((0.07..0.13).contains(&share), "held-out share {share}");
+    let other = Split {
+        seed: 8,
+        fraction: 0.1,
+    };
+    assert!(
+        (0..blocks)
+            .any(|b| split.is_validation(b * SPLIT_BLOCK) != other.is_validation(b * SPLIT_BLOCK)),
+        "the seed changes the split"
+    );
+}
