@@ -149,7 +149,7 @@ struct DatagenArgs {
     /// Output file (binary; see engine/src/nnue/data.rs).
     #[arg(long)]
     out: std::path::PathBuf,
-    /// Play with this network (for the variant; e.g. `engine/nets/opulent-r3.nnue`), so the
+    /// Play with this network (for the variant; e.g. `engine/nets/opulent-r4.nnue`), so the
     /// data of a next generation comes from the last one. Default: the hand-written
     /// evaluation alone. A resumed file should keep the network it was started with.
     #[arg(long)]
