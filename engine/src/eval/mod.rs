@@ -50,7 +50,8 @@ use crate::position::Position;
 use crate::rules::EvalFamily;
 use crate::variant::{Role, Variant};
 
-/// A variant family's own terms beyond the orthodox ones, with the tables they need.
+/// A variant family's own terms beyond the orthodox ones, with the tables they need (an
+/// orthodox or generic variant has none).
 #[derive(Debug)]
 enum FamilyTerms {
     /// Decima's race to ten points (its orthodox terms have no king danger: no piece is
@@ -59,8 +60,6 @@ enum FamilyTerms {
     /// Orphic's drop-phase terms (a drop game is decided by attacks on the king, which
     /// pocket pieces join by dropping, so it has the orthodox terms too).
     Drops(drops::DropEval),
-    /// None: an orthodox variant, or a generic one (material and piece-square terms only).
-    None,
 }
 
 /// The tables of the orthodox terms: pawn structure, files, mobility, king danger and
@@ -122,7 +121,8 @@ type SquareFeatures = [(usize, i32); 3];
 pub(crate) struct Evaluator {
     /// The orthodox terms' tables, for every family but the generic one.
     orthodox: Option<OrthodoxTerms>,
-    family: FamilyTerms,
+    /// The family's own terms, if it has any.
+    family: Option<FamilyTerms>,
     terms: EvalTerms,
     layout: Layout,
     /// The weights, per parameter of `layout`.
@@ -202,11 +202,13 @@ impl Evaluator {
             layout.defs.iter().map(|d| d.default).collect()
         };
         let family = match eval_family {
-            EvalFamily::Decima => FamilyTerms::Decima(decima::DecimaEval::new(variant)),
-            EvalFamily::Drops => FamilyTerms::Drops(drops::DropEval::new(variant)),
-            EvalFamily::Orthodox | EvalFamily::Generic => FamilyTerms::None,
+            EvalFamily::Decima => Some(FamilyTerms::Decima(decima::DecimaEval::new(variant))),
+            EvalFamily::Drops => Some(FamilyTerms::Drops(drops::DropEval::new(variant))),
+            EvalFamily::Orthodox | EvalFamily::Generic => None,
         };
-        let orthodox = (eval_family != EvalFamily::Generic).then(|| OrthodoxTerms::new(variant));
+        let orthodox = eval_family
+            .has_orthodox_terms()
+            .then(|| OrthodoxTerms::new(variant));
         let kinds = variant.kind_count();
         let mut value = [0; MAX_KINDS];
         let mut phase_value = [0; MAX_KINDS];
@@ -386,17 +388,17 @@ impl Evaluator {
             o.add(l, self.terms, pos, cache, &mut sum);
         }
         match &self.family {
-            FamilyTerms::Decima(d) => {
+            Some(FamilyTerms::Decima(d)) => {
                 if self.terms.decima {
                     d.terms(l, pos, &mut sum);
                 }
             }
-            FamilyTerms::Drops(d) => {
+            Some(FamilyTerms::Drops(d)) => {
                 if self.terms.drops {
                     d.terms(l, pos, &mut sum);
                 }
             }
-            FamilyTerms::None => {}
+            None => {}
         }
         let us = pos.side;
         let mut total = sum.score[us];
@@ -420,9 +422,9 @@ impl Evaluator {
             trace: &mut NoTrace,
         };
         match &self.family {
-            FamilyTerms::Decima(d) => d.terms(&self.layout, pos, &mut sum),
-            FamilyTerms::Drops(d) => d.terms(&self.layout, pos, &mut sum),
-            FamilyTerms::None => {}
+            Some(FamilyTerms::Decima(d)) => d.terms(&self.layout, pos, &mut sum),
+            Some(FamilyTerms::Drops(d)) => d.terms(&self.layout, pos, &mut sum),
+            None => {}
         }
         ByColor([sum.score[Color::White].mg, sum.score[Color::Black].mg])
     }

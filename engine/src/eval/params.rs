@@ -280,8 +280,8 @@ impl Layout {
                 }
             }
         }
-        if family != EvalFamily::Generic {
-            // Every family but the generic one has the orthodox terms, then its own.
+        if family.has_orthodox_terms() {
+            // The orthodox terms first, then the family's own.
             l.orthodox(&mut b, variant, &pieces);
         }
         match family {

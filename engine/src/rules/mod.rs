@@ -47,14 +47,25 @@ pub(crate) enum RuleRefusal {
 /// Which terms the evaluation of a variant is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum EvalFamily {
-    /// Royal king, checkmate wins: material, PST, pawns, king safety, mobility.
+    /// Royal king, checkmate wins: material, PST and the orthodox terms (pawn structure,
+    /// files, mobility, king danger, threats).
     Orthodox,
-    /// Decima: material, PST and the race to ten points.
+    /// Decima: material, PST, the orthodox terms but king danger (no piece is royal) and the
+    /// race to ten points.
     Decima,
-    /// Drops (Orphic): material (pocket included), PST and the drop-phase terms.
+    /// Drops (Orphic): material (pocket included), PST, the orthodox terms and the drop-phase
+    /// terms.
     Drops,
     /// Material and piece-square terms only (a standard variant without a royal king).
     Generic,
+}
+
+impl EvalFamily {
+    /// Whether the family's evaluation has the orthodox terms (every family but the generic
+    /// one): the parameter layout and the evaluator both ask this.
+    pub(crate) fn has_orthodox_terms(self) -> bool {
+        self != Self::Generic
+    }
 }
 
 impl RuleSet {

@@ -10,8 +10,8 @@
 //! ```
 //!
 //! **Data.** Every position of every file is loaded into memory (the files must all be of
-//! `--variant`); a hash of (seed, block of 512 consecutive positions, so whole games) holds
-//! out the `--validation` share.
+//! `--variant`); a hash of (seed, block of [`data::SPLIT_BLOCK`] consecutive positions, so
+//! whole games) holds out the `--validation` share.
 //!
 //! **Loss.** The network's prediction is `sigmoid(out)`, where `out · 400` is its evaluation
 //! in centipawns from the side to move's view; the target is
