@@ -388,17 +388,10 @@ impl Evaluator {
             o.add(l, self.terms, pos, cache, &mut sum);
         }
         match &self.family {
-            Some(FamilyTerms::Decima(d)) => {
-                if self.terms.decima {
-                    d.terms(l, pos, &mut sum);
-                }
-            }
-            Some(FamilyTerms::Drops(d)) => {
-                if self.terms.drops {
-                    d.terms(l, pos, &mut sum);
-                }
-            }
-            None => {}
+            Some(FamilyTerms::Decima(d)) if self.terms.decima => d.terms(l, pos, &mut sum),
+            Some(FamilyTerms::Drops(d)) if self.terms.drops => d.terms(l, pos, &mut sum),
+            // No own terms, or switched off.
+            _ => {}
         }
         let us = pos.side;
         let mut total = sum.score[us];
