@@ -239,6 +239,46 @@ fn fixed_depth_single_thread_search_is_deterministic() {
     }
 }
 
+/// What one search of a searcher passes to the next (its move-ordering histories) is
+/// forgotten by `clear()` and by a search that asks for a fresh table: after either, a
+/// searcher that has searched elsewhere answers exactly as a new one. (That it is passed on
+/// at all is a unit test of the search module, which can clear the table alone.)
+#[test]
+fn clear_and_fresh_table_forget_what_earlier_searches_learned() {
+    let v = Registry::builtin().get("opulent").unwrap();
+    let first = Position::new(v.clone());
+    let mut second = first.clone();
+    second.play(second.legal_moves()[7]);
+    let limits = Limits {
+        depth: Some(6),
+        ..Limits::default()
+    };
+    let run = |s: &Searcher, pos: &Position, options: &SearchOptions| {
+        s.search(pos, &limits, options, &AtomicBool::new(false), &mut |_| {})
+    };
+    let defaults = SearchOptions::default();
+    let fresh = run(&searcher(), &second, &defaults);
+
+    let s = searcher();
+    run(&s, &first, &defaults);
+    s.clear();
+    let after_clear = run(&s, &second, &defaults);
+    assert_eq!(
+        (after_clear.nodes, after_clear.pv),
+        (fresh.nodes, fresh.pv.clone())
+    );
+
+    let s = searcher();
+    run(&s, &first, &defaults);
+    let reproducible = SearchOptions {
+        fresh_table: true,
+        ..defaults
+    };
+    let seeded = run(&s, &second, &reproducible);
+    let new_seeded = run(&searcher(), &second, &reproducible);
+    assert_eq!((seeded.nodes, seeded.pv), (new_seeded.nodes, new_seeded.pv));
+}
+
 #[test]
 fn reports_one_info_per_iteration_and_line() {
     let pos = Position::new(Registry::builtin().get("soho").unwrap());

@@ -54,6 +54,7 @@ use crate::piece::PieceKind;
 use crate::position::Position;
 use crate::rng::SplitMix64;
 use crate::search::alphabeta::search_root;
+use crate::search::history::Histories;
 use crate::search::lmr::LmrTable;
 use crate::search::ordering::{AllMoves, score_moves};
 use crate::search::score::{INF, MATE, MATE_BOUND, is_decided, terminal_score};
@@ -155,7 +156,20 @@ pub struct SearchResult {
 #[derive(Debug)]
 pub struct Searcher {
     tt: TranspositionTable,
-    busy: Mutex<()>,
+    /// Held for the whole of a search; keeps what the searches learned for the next one.
+    busy: Mutex<Learned>,
+}
+
+/// What one search learns beyond the table and hands to the next search of the same searcher:
+/// the main thread's move-ordering histories. The moves of one game
+/// are searched one after another, and the statistics of the last move's search order the
+/// first iterations of the next one far better than empty tables.
+#[derive(Debug, Default)]
+struct Learned {
+    /// The variant they were learned in.
+    variant: String,
+    /// The histories, when a search has left them.
+    histories: Option<Histories>,
 }
 
 /// Per-search parameters derived from the limits.
@@ -180,13 +194,15 @@ impl Searcher {
     pub fn new(config: SearcherConfig) -> Self {
         Self {
             tt: TranspositionTable::new(config.hash_mb),
-            busy: Mutex::new(()),
+            busy: Mutex::new(Learned::default()),
         }
     }
 
-    /// Forgets everything learned (new game): clears the transposition table.
+    /// Forgets everything learned (new game): clears the transposition table and the
+    /// statistics the searches pass on.
     pub fn clear(&self) {
-        let _guard = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut learned = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
+        learned.histories = None;
         self.tt.clear();
     }
 
@@ -204,10 +220,11 @@ impl Searcher {
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let _guard = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut learned = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
         let start = Instant::now();
         if options.fresh_table {
             self.tt.clear();
+            learned.histories = None;
         }
         self.tt.new_search();
         let features = options.features;
@@ -257,6 +274,11 @@ impl Searcher {
         };
 
         let mut main_td = ThreadData::new(0, pos.clone(), &shared, Vec::new());
+        if learned.variant == pos.variant().name()
+            && let Some(hist) = learned.histories.take()
+        {
+            main_td.hist = hist;
+        }
         let root_moves = initial_root_moves(&mut main_td, &limits.search_moves);
         if root_moves.is_empty() {
             let score = Score::from_internal(terminal_score(pos, 0));
@@ -341,7 +363,7 @@ impl Searcher {
                 pv: pv.clone(),
             });
         }
-        SearchResult {
+        let result = SearchResult {
             best_move: pv.first().copied(),
             ponder: pv.get(1).copied(),
             score: Score::from_internal(best_score),
@@ -353,7 +375,11 @@ impl Searcher {
             pv,
             lines,
             stop_reason: outcome.reason,
-        }
+        };
+        learned.variant.clear();
+        learned.variant.push_str(pos.variant().name());
+        learned.histories = Some(main_td.hist);
+        result
     }
 }
 
@@ -718,5 +744,53 @@ mod skill_tests {
         let lost = lines(&[-MATE + 6, -MATE + 4]);
         assert_eq!(counts(&lost, 5, 50).iter().sum::<u64>(), 50);
         assert_eq!(skill_pick(&[], 3, 1).0.map(|rm| rm.mv), None);
+    }
+}
+
+#[cfg(test)]
+mod learned_tests {
+    use super::*;
+    use crate::Registry;
+
+    fn run(s: &Searcher, pos: &Position) -> SearchResult {
+        let limits = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let options = SearchOptions::default();
+        s.search(pos, &limits, &options, &AtomicBool::new(false), &mut |_| {})
+    }
+
+    /// With the table cleared in between, only the statistics a search hands on can make a
+    /// second search differ from a new searcher's; they are handed on within a variant only.
+    #[test]
+    fn statistics_carry_over_to_the_next_search_of_the_same_variant() {
+        let registry = Registry::builtin();
+        let start = Position::new(registry.get("opulent").unwrap());
+        let mut next = start.clone();
+        next.play(next.legal_moves()[7]);
+        let cold = run(&Searcher::new(SearcherConfig { hash_mb: 4 }), &next);
+
+        let s = Searcher::new(SearcherConfig { hash_mb: 4 });
+        run(&s, &start);
+        assert_eq!(
+            s.busy.lock().map(|l| l.variant.clone()).ok().as_deref(),
+            Some("opulent")
+        );
+        s.tt.clear();
+        let warm = run(&s, &next);
+        assert_ne!(
+            warm.nodes, cold.nodes,
+            "the first search's statistics were not used"
+        );
+
+        let chess = Position::new(registry.get("chess").unwrap());
+        let cold_chess = run(&Searcher::new(SearcherConfig { hash_mb: 4 }), &chess);
+        s.tt.clear();
+        let after_opulent = run(&s, &chess);
+        assert_eq!(
+            (after_opulent.nodes, after_opulent.pv),
+            (cold_chess.nodes, cold_chess.pv)
+        );
     }
 }

@@ -65,8 +65,9 @@ pub struct SearchOptions {
     pub skill_level: Option<u8>,
     /// Seed for the skill level's random choice (the search is deterministic given it).
     pub seed: u64,
-    /// Start from an empty transposition table, so that a seeded, node-limited, one-thread
-    /// search gives the same answer whatever was searched before it.
+    /// Start from an empty transposition table and without the statistics earlier searches
+    /// learned (the move-ordering histories), so that a seeded, node-limited,
+    /// one-thread search gives the same answer whatever was searched before it.
     pub fresh_table: bool,
 }
 
