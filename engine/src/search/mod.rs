@@ -156,20 +156,20 @@ pub struct SearchResult {
 #[derive(Debug)]
 pub struct Searcher {
     tt: TranspositionTable,
-    /// Held for the whole of a search; keeps what the searches learned for the next one.
-    busy: Mutex<Learned>,
+    /// Held for the whole of a search; keeps what the last search learned for the next one.
+    busy: Mutex<Option<Learned>>,
 }
 
 /// What one search learns beyond the table and hands to the next search of the same searcher:
-/// the main thread's move-ordering histories. The moves of one game
-/// are searched one after another, and the statistics of the last move's search order the
-/// first iterations of the next one far better than empty tables.
-#[derive(Debug, Default)]
+/// the main thread's move-ordering histories. The moves of one game are searched one after
+/// another, and the statistics of the last move's search order the first iterations of the
+/// next one far better than empty tables.
+#[derive(Debug)]
 struct Learned {
-    /// The variant they were learned in.
+    /// The variant they were learned in (only a search of it takes them).
     variant: String,
-    /// The histories, when a search has left them.
-    histories: Option<Histories>,
+    /// The main thread's histories.
+    histories: Histories,
 }
 
 /// Per-search parameters derived from the limits.
@@ -194,7 +194,7 @@ impl Searcher {
     pub fn new(config: SearcherConfig) -> Self {
         Self {
             tt: TranspositionTable::new(config.hash_mb),
-            busy: Mutex::new(Learned::default()),
+            busy: Mutex::new(None),
         }
     }
 
@@ -202,7 +202,7 @@ impl Searcher {
     /// statistics the searches pass on.
     pub fn clear(&self) {
         let mut learned = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
-        learned.histories = None;
+        *learned = None;
         self.tt.clear();
     }
 
@@ -224,7 +224,7 @@ impl Searcher {
         let start = Instant::now();
         if options.fresh_table {
             self.tt.clear();
-            learned.histories = None;
+            *learned = None;
         }
         self.tt.new_search();
         let features = options.features;
@@ -273,12 +273,16 @@ impl Searcher {
             infinite: limits.infinite,
         };
 
-        let mut main_td = ThreadData::new(0, pos.clone(), &shared, Vec::new());
-        if learned.variant == pos.variant().name()
-            && let Some(hist) = learned.histories.take()
+        // Another variant's histories stay until this search leaves its own.
+        let hist = if learned
+            .as_ref()
+            .is_some_and(|l| l.variant == pos.variant().name())
         {
-            main_td.hist = hist;
-        }
+            learned.take().map(|l| l.histories)
+        } else {
+            None
+        };
+        let mut main_td = ThreadData::new(0, pos.clone(), &shared, Vec::new(), hist);
         let root_moves = initial_root_moves(&mut main_td, &limits.search_moves);
         if root_moves.is_empty() {
             let score = Score::from_internal(terminal_score(pos, 0));
@@ -306,7 +310,7 @@ impl Searcher {
             &shared.abort,
             || iterative_deepening(&mut main_td, plan_ref, &mut *on_info),
             |id| {
-                let mut td = ThreadData::new(id, pos.clone(), shared_ref, root_moves.clone());
+                let mut td = ThreadData::new(id, pos.clone(), shared_ref, root_moves.clone(), None);
                 td.reset_root();
                 let _ = iterative_deepening(&mut td, plan_ref, &mut |_| {});
                 td.flush_nodes();
@@ -376,9 +380,10 @@ impl Searcher {
             lines,
             stop_reason: outcome.reason,
         };
-        learned.variant.clear();
-        learned.variant.push_str(pos.variant().name());
-        learned.histories = Some(main_td.hist);
+        *learned = Some(Learned {
+            variant: pos.variant().name().to_owned(),
+            histories: main_td.hist,
+        });
         result
     }
 }
@@ -774,7 +779,11 @@ mod learned_tests {
         let s = Searcher::new(SearcherConfig { hash_mb: 4 });
         run(&s, &start);
         assert_eq!(
-            s.busy.lock().map(|l| l.variant.clone()).ok().as_deref(),
+            s.busy
+                .lock()
+                .ok()
+                .and_then(|l| l.as_ref().map(|l| l.variant.clone()))
+                .as_deref(),
             Some("opulent")
         );
         s.tt.clear();

@@ -126,12 +126,14 @@ pub(crate) struct ThreadData<'a> {
 }
 
 impl<'a> ThreadData<'a> {
-    /// Fresh state for thread `id` searching `pos`.
+    /// Fresh state for thread `id` searching `pos`, with the histories an earlier search
+    /// left (`None`: empty ones).
     pub(crate) fn new(
         id: usize,
         pos: Position,
         shared: &'a Shared<'a>,
         root_moves: Vec<RootMove>,
+        hist: Option<Histories>,
     ) -> Self {
         let pos_kinds = pos.variant().kind_count();
         Self {
@@ -143,7 +145,7 @@ impl<'a> ThreadData<'a> {
             seldepth: 0,
             stopped: false,
             killers: vec![[None; 2]; MAX_PLY + 1],
-            hist: Histories::new(pos_kinds),
+            hist: hist.unwrap_or_else(|| Histories::new(pos_kinds)),
             excluded: [None; MAX_PLY + 1],
             pv: vec![[None; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY],
