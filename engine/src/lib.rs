@@ -75,8 +75,8 @@ pub use nnue::data::{
     header as data_header, scan as scan_data, write_game,
 };
 pub use nnue::{
-    MAGIC as NET_MAGIC, NetError, Network, QA, QB, SCALE as NET_SCALE, board_feature, input_count,
-    pocket_feature,
+    Inputs as NetInputs, MAGIC as NET_MAGIC, NetError, Network, QA, QB, SCALE as NET_SCALE,
+    WINDOW_RADIUS, WINDOW_SQUARES, board_feature, input_count,
 };
 pub use notation::{
     FenError, FenField, FenProblem, FenReport, IllegalReason, MoveDescription, MoveDescriptionRef,

@@ -21,6 +21,7 @@
 
 use std::io::{self, Read, Write};
 
+use super::Inputs;
 use crate::geometry::{SQUARE_COUNT, Square};
 use crate::piece::{Color, MAX_KINDS, Piece, PieceKind};
 use crate::position::Position;
@@ -303,31 +304,25 @@ pub fn write_game(out: &mut impl Write, game: u32, positions: &[PackedPosition])
     out.write_all(&buf)
 }
 
-/// The active board and pocket inputs of a record from `perspective` (see
-/// [`super::board_feature`]); a piece in hand appears once per piece held.
-pub fn features(
-    p: &PackedPosition,
-    perspective: Color,
-    ranks: u8,
-    kinds: usize,
-    out: &mut Vec<usize>,
-) {
+/// The active board and pocket inputs of a record from `perspective` in the input space
+/// `inputs` (see [`super::Inputs`]); a piece in hand appears once per piece held.
+pub fn features(p: &PackedPosition, perspective: Color, inputs: &Inputs, out: &mut Vec<usize>) {
     out.clear();
+    let king = inputs.royal().and_then(|royal| {
+        p.pieces.iter().find_map(|&(sq, code)| {
+            (decode_piece(code) == (perspective, royal)).then(|| Square::new(sq))
+        })
+    });
     for &(sq, code) in &p.pieces {
         let (c, k) = decode_piece(code);
-        out.push(super::board_feature(
-            perspective,
-            c,
-            k,
-            Square::new(sq),
-            ranks,
-            kinds,
-        ));
+        let (board, window) = inputs.piece(perspective, king, c, k, Square::new(sq));
+        out.push(board);
+        out.extend(window);
     }
     for &(code, n) in &p.pocket {
         let (c, k) = decode_piece(code);
         for _ in 0..n {
-            out.push(super::pocket_feature(perspective, c, k, kinds));
+            out.push(inputs.pocket(perspective, c, k));
         }
     }
 }

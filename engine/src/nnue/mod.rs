@@ -8,6 +8,12 @@
 //!   mirrored top to bottom for Black, so both perspectives see their own pieces moving up),
 //!   plus, for variants with pockets, `2 * K` count inputs (pieces in hand, each counted as
 //!   often as it is held);
+//! - with **king windows** (flag bit 1), a second block of inputs per perspective: one per
+//!   (relative colour, kind, offset from the perspective's own royal king) for the pieces
+//!   within [`WINDOW_RADIUS`] files and ranks of that king (`2 * K * 49`), so what a piece
+//!   does to a king's safety is learnt once for every square the king may stand on. A king
+//!   move recomputes its perspective's accumulator from scratch, since every offset changes;
+//!   a king off the board (in hand) has no window;
 //! - **one hidden layer** of `H` neurons per perspective, shared weights, squared clipped
 //!   linear activation (`clamp(x, 0, 1)^2`);
 //! - **output**: one neuron over the side to move's `H` activations followed by the other
@@ -31,7 +37,7 @@
 //! |---|---|
 //! | 8 | magic `VNNUE001` |
 //! | 2 + n | variant name length, name (UTF-8) |
-//! | 1, 1, 1, 1, 1 | files, ranks, kinds `K`, pocket inputs (0 or 1), flags (bit 0: residual) |
+//! | 1, 1, 1, 1, 1 | files, ranks, kinds `K`, pocket inputs (0 or 1), flags (bit 0: residual, bit 1: king windows) |
 //! | 2 | hidden size `H` |
 //! | 2 · inputs · H | first-layer weights, input-major (`i16`) |
 //! | 2 · H | first-layer biases (`i16`) |
@@ -79,17 +85,130 @@ pub fn board_feature(
     (rel * kinds + kind) * SQUARES + oriented
 }
 
-/// The pocket-count input of `color`'s pieces of kind index `kind` in hand, seen from
-/// `perspective` (it follows the `2 * kinds * 100` board inputs).
-#[inline]
-pub fn pocket_feature(perspective: Color, color: Color, kind: usize, kinds: usize) -> usize {
-    let rel = usize::from(color != perspective);
-    2 * kinds * SQUARES + rel * kinds + kind
-}
-
 /// Number of inputs per perspective for a variant with `kinds` kinds.
 pub fn input_count(kinds: usize, pocket: bool) -> usize {
     2 * kinds * SQUARES + if pocket { 2 * kinds } else { 0 }
+}
+
+/// Reach of a king window: inputs see pieces up to this many files and ranks from the king.
+pub const WINDOW_RADIUS: i8 = 3;
+/// Squares of a king window (`(2 · WINDOW_RADIUS + 1)²`).
+pub const WINDOW_SQUARES: usize = ((2 * WINDOW_RADIUS + 1) * (2 * WINDOW_RADIUS + 1)) as usize;
+
+/// The input space of a network: the variant's board and kinds, its pockets, and whether it
+/// has king-window inputs (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inputs {
+    files: u8,
+    ranks: u8,
+    kinds: usize,
+    pocket: bool,
+    /// The royal kind's index when the network has king-window inputs.
+    royal: Option<usize>,
+}
+
+impl Inputs {
+    /// The plain inputs of `variant` (one block of board inputs).
+    pub fn plain(variant: &Variant) -> Self {
+        Self {
+            files: variant.files(),
+            ranks: variant.ranks(),
+            kinds: variant.kind_count(),
+            pocket: variant.has_drops(),
+            royal: None,
+        }
+    }
+
+    /// The inputs of `variant` with king windows, `None` when it has no royal kind (Decima).
+    pub fn king_window(variant: &Variant) -> Option<Self> {
+        let royal = variant.royal_kind()?.index();
+        Some(Self {
+            royal: Some(royal),
+            ..Self::plain(variant)
+        })
+    }
+
+    /// True when the network has king-window inputs.
+    pub fn windowed(&self) -> bool {
+        self.royal.is_some()
+    }
+
+    /// Inputs of the board block (`2 · K · 100`).
+    fn block(&self) -> usize {
+        2 * self.kinds * SQUARES
+    }
+
+    /// Inputs of the king-window block (`2 · K · 49`, or none).
+    fn window_block(&self) -> usize {
+        if self.windowed() {
+            2 * self.kinds * WINDOW_SQUARES
+        } else {
+            0
+        }
+    }
+
+    /// Inputs per perspective.
+    pub fn count(&self) -> usize {
+        self.block() + self.window_block() + if self.pocket { 2 * self.kinds } else { 0 }
+    }
+
+    /// The square of `perspective`'s king in `pos` that its window is centred on (`None`:
+    /// no window inputs, or the king is not on the board).
+    #[inline]
+    pub fn window_king(&self, pos: &Position, perspective: Color) -> Option<Square> {
+        self.royal?;
+        pos.royal_square(perspective)
+    }
+
+    /// The rank of `sq` as `perspective` sees it (Black's board is mirrored).
+    #[inline]
+    fn oriented_rank(&self, perspective: Color, sq: Square) -> i8 {
+        match perspective {
+            Color::White => sq.rank() as i8,
+            Color::Black => (self.ranks - 1 - sq.rank()) as i8,
+        }
+    }
+
+    /// The inputs of a piece of `color` and kind index `kind` on `sq`, seen from
+    /// `perspective` whose king (its window's centre) is on `king`: the board input, and the
+    /// king-window input when the piece is within [`WINDOW_RADIUS`] of that king.
+    #[inline]
+    pub fn piece(
+        &self,
+        perspective: Color,
+        king: Option<Square>,
+        color: Color,
+        kind: usize,
+        sq: Square,
+    ) -> (usize, Option<usize>) {
+        let board = board_feature(perspective, color, kind, sq, self.ranks, self.kinds);
+        let window = king.and_then(|k| {
+            let dx = sq.file() as i8 - k.file() as i8;
+            let dy = self.oriented_rank(perspective, sq) - self.oriented_rank(perspective, k);
+            let r = WINDOW_RADIUS;
+            if dx.abs() > r || dy.abs() > r {
+                return None;
+            }
+            let side = (2 * r + 1) as usize;
+            let cell = (dy + r) as usize * side + (dx + r) as usize;
+            let rel = usize::from(color != perspective);
+            Some(self.block() + (rel * self.kinds + kind) * WINDOW_SQUARES + cell)
+        });
+        (board, window)
+    }
+
+    /// The pocket-count input of `color`'s pieces of kind index `kind` in hand, seen from
+    /// `perspective` (after the board and king-window inputs).
+    #[inline]
+    pub fn pocket(&self, perspective: Color, color: Color, kind: usize) -> usize {
+        let rel = usize::from(color != perspective);
+        self.block() + self.window_block() + rel * self.kinds + kind
+    }
+
+    /// The royal kind's index, when the network has king-window inputs.
+    pub fn royal(&self) -> Option<usize> {
+        self.royal
+    }
 }
 
 /// Why a network file was refused.
@@ -127,10 +246,7 @@ pub enum NetError {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
     variant: String,
-    files: u8,
-    ranks: u8,
-    kinds: usize,
-    pocket: bool,
+    inputs: Inputs,
     residual: bool,
     hidden: usize,
     w1: Vec<i16>,
@@ -143,8 +259,7 @@ impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Network")
             .field("variant", &self.variant)
-            .field("kinds", &self.kinds)
-            .field("pocket", &self.pocket)
+            .field("inputs", &self.inputs)
             .field("residual", &self.residual)
             .field("hidden", &self.hidden)
             .finish_non_exhaustive()
@@ -186,9 +301,9 @@ impl<'a> Reader<'a> {
 }
 
 impl Network {
-    /// Builds a network from its parts (the trainer's export and the tests). `residual`: the
-    /// output is a correction added to the hand-written evaluation instead of the whole
-    /// evaluation.
+    /// Builds a network from its parts (the trainer's export and the tests). `inputs` are
+    /// `variant`'s, plain or with king windows; `residual`: the output is a correction added to the
+    /// hand-written evaluation instead of the whole evaluation.
     ///
     /// # Errors
     /// [`NetError::Header`] when a size does not match, [`NetError::OutputWeight`] when an
@@ -196,6 +311,7 @@ impl Network {
     #[allow(clippy::too_many_arguments, reason = "the file's fields, in order")]
     pub fn from_parts(
         variant: &Variant,
+        inputs: Inputs,
         hidden: usize,
         w1: Vec<i16>,
         b1: Vec<i16>,
@@ -203,13 +319,16 @@ impl Network {
         b2: i32,
         residual: bool,
     ) -> Result<Self, NetError> {
-        let kinds = variant.kind_count();
-        let pocket = variant.has_drops();
-        let inputs = input_count(kinds, pocket);
+        if inputs != Inputs::plain(variant) && Some(inputs) != Inputs::king_window(variant) {
+            return Err(NetError::Header(format!(
+                "inputs {inputs:?} are not {}'s",
+                variant.name()
+            )));
+        }
         if hidden == 0 || hidden > MAX_HIDDEN {
             return Err(NetError::Header(format!("hidden size {hidden}")));
         }
-        if w1.len() != inputs * hidden || b1.len() != hidden || w2.len() != 2 * hidden {
+        if w1.len() != inputs.count() * hidden || b1.len() != hidden || w2.len() != 2 * hidden {
             return Err(NetError::Header("layer sizes do not match".into()));
         }
         if let Some(&w) = w2.iter().find(|w| w.unsigned_abs() > 127) {
@@ -217,10 +336,7 @@ impl Network {
         }
         Ok(Self {
             variant: variant.name().to_owned(),
-            files: variant.files(),
-            ranks: variant.ranks(),
-            kinds,
-            pocket,
+            inputs,
             residual,
             hidden,
             w1,
@@ -268,7 +384,7 @@ impl Network {
         let name_len = usize::from(r.u16()?);
         let name = String::from_utf8_lossy(r.take(name_len)?).into_owned();
         let (files, ranks, kinds, pocket, flags) = (r.u8()?, r.u8()?, r.u8()?, r.u8()?, r.u8()?);
-        if flags > 1 {
+        if flags > 3 {
             return Err(NetError::Header(format!("unknown flags {flags:#x}")));
         }
         let expected = format!(
@@ -293,8 +409,13 @@ impl Network {
         if hidden == 0 || hidden > MAX_HIDDEN {
             return Err(NetError::Header(format!("hidden size {hidden}")));
         }
-        let inputs = input_count(usize::from(kinds), pocket != 0);
-        let w1 = r.i16s(inputs * hidden)?;
+        let inputs = if flags & 2 != 0 {
+            Inputs::king_window(variant)
+                .ok_or_else(|| NetError::Header("king windows without a royal king".into()))?
+        } else {
+            Inputs::plain(variant)
+        };
+        let w1 = r.i16s(inputs.count() * hidden)?;
         let b1 = r.i16s(hidden)?;
         let w2 = r.i16s(2 * hidden)?;
         let b = r.take(4)?;
@@ -302,7 +423,7 @@ impl Network {
         if r.at != bytes.len() {
             return Err(NetError::Trailing(bytes.len() - r.at));
         }
-        Self::from_parts(variant, hidden, w1, b1, w2, b2, flags & 1 != 0)
+        Self::from_parts(variant, inputs, hidden, w1, b1, w2, b2, flags & 1 != 0)
     }
 
     /// A network for `variant` that scores every position `cp` centipawns for the side to
@@ -311,16 +432,13 @@ impl Network {
     #[doc(hidden)]
     pub fn constant(variant: &Variant, cp: i32, residual: bool) -> Self {
         let hidden = 8;
-        let inputs = input_count(variant.kind_count(), variant.has_drops());
+        let inputs = Inputs::plain(variant);
         Self {
             variant: variant.name().to_owned(),
-            files: variant.files(),
-            ranks: variant.ranks(),
-            kinds: variant.kind_count(),
-            pocket: variant.has_drops(),
+            inputs,
             residual,
             hidden,
-            w1: vec![0; inputs * hidden],
+            w1: vec![0; inputs.count() * hidden],
             b1: vec![0; hidden],
             w2: vec![0; 2 * hidden],
             b2: (cp * QA * QB + SCALE - 1) / SCALE,
@@ -339,11 +457,11 @@ impl Network {
         out.extend_from_slice(&(self.variant.len() as u16).to_le_bytes());
         out.extend_from_slice(self.variant.as_bytes());
         out.extend_from_slice(&[
-            self.files,
-            self.ranks,
-            self.kinds as u8,
-            u8::from(self.pocket),
-            u8::from(self.residual),
+            self.inputs.files,
+            self.inputs.ranks,
+            self.inputs.kinds as u8,
+            u8::from(self.inputs.pocket),
+            u8::from(self.residual) | u8::from(self.inputs.windowed()) << 1,
         ]);
         out.extend_from_slice(&(self.hidden as u16).to_le_bytes());
         for w in self.w1.iter().chain(&self.b1).chain(&self.w2) {
@@ -387,33 +505,96 @@ impl Network {
         }
     }
 
-    /// Adds or removes `piece` on `sq` in both perspectives of `acc` (White's half first).
+    /// The network's input space.
+    pub fn inputs(&self) -> Inputs {
+        self.inputs
+    }
+
+    /// The centres of `pos`'s king windows from White's and Black's perspectives (`None`
+    /// for plain inputs).
     #[inline]
-    pub(crate) fn update(&self, acc: &mut [i16], piece: Piece, sq: Square, sign: i16) {
-        let (white, black) = acc.split_at_mut(self.hidden);
-        let (c, k) = (piece.color(), piece.kind().index());
-        self.column(
-            white,
-            board_feature(Color::White, c, k, sq, self.ranks, self.kinds),
-            sign,
-        );
-        self.column(
-            black,
-            board_feature(Color::Black, c, k, sq, self.ranks, self.kinds),
-            sign,
-        );
+    pub(crate) fn kings(&self, pos: &Position) -> [Option<Square>; 2] {
+        Color::ALL.map(|c| self.inputs.window_king(pos, c))
+    }
+
+    /// Adds or removes `piece` on `sq` in `perspective`'s half `half` of an accumulator, whose
+    /// king window is centred on `king`.
+    #[inline]
+    fn update_half(
+        &self,
+        half: &mut [i16],
+        perspective: Color,
+        king: Option<Square>,
+        piece: Piece,
+        sq: Square,
+        sign: i16,
+    ) {
+        let (board, window) =
+            self.inputs
+                .piece(perspective, king, piece.color(), piece.kind().index(), sq);
+        self.column(half, board, sign);
+        if let Some(w) = window {
+            self.column(half, w, sign);
+        }
+    }
+
+    /// `perspective`'s half of the accumulator of `pos` from scratch, its window on `king`.
+    fn refresh_half(
+        &self,
+        pos: &Position,
+        half: &mut [i16],
+        perspective: Color,
+        king: Option<Square>,
+    ) {
+        half.copy_from_slice(&self.b1);
+        for sq in pos.occupied() {
+            if let Some(p) = pos.board[sq.index()] {
+                self.update_half(half, perspective, king, p, sq, 1);
+            }
+        }
     }
 
     /// The accumulator of `pos` from scratch: both perspectives, White's first, board pieces
     /// only (pockets are added at evaluation time).
     pub(crate) fn refresh(&self, pos: &Position, acc: &mut [i16]) {
-        acc[..self.hidden].copy_from_slice(&self.b1);
-        acc[self.hidden..2 * self.hidden].copy_from_slice(&self.b1);
-        for sq in pos.occupied() {
-            if let Some(p) = pos.board[sq.index()] {
-                self.update(acc, p, sq, 1);
+        let kings = self.kings(pos);
+        let (white, black) = acc.split_at_mut(self.hidden);
+        self.refresh_half(pos, white, Color::White, kings[0]);
+        self.refresh_half(pos, black, Color::Black, kings[1]);
+    }
+
+    /// Brings `acc`, the accumulator of the position before a move whose king windows were
+    /// centred on `before_kings`, to `pos`, the position after it: `changes` lists each square
+    /// the move touched with its piece before the move (the piece after is read from `pos`).
+    /// A perspective whose king moved is recomputed from scratch, since every piece's offset
+    /// from it changed. Returns the window centres of `pos`.
+    pub(crate) fn apply_move(
+        &self,
+        acc: &mut [i16],
+        before_kings: [Option<Square>; 2],
+        pos: &Position,
+        changes: &[(Square, Option<Piece>)],
+    ) -> [Option<Square>; 2] {
+        let kings = self.kings(pos);
+        let (white, black) = acc.split_at_mut(self.hidden);
+        for (i, (half, perspective)) in [(white, Color::White), (black, Color::Black)]
+            .into_iter()
+            .enumerate()
+        {
+            if kings[i] != before_kings[i] {
+                self.refresh_half(pos, half, perspective, kings[i]);
+                continue;
+            }
+            for &(sq, before) in changes {
+                if let Some(p) = before {
+                    self.update_half(half, perspective, kings[i], p, sq, -1);
+                }
+                if let Some(p) = pos.board[sq.index()] {
+                    self.update_half(half, perspective, kings[i], p, sq, 1);
+                }
             }
         }
+        kings
     }
 
     /// The evaluation of `pos` in centipawns from the side to move's view, given its board
@@ -427,7 +608,7 @@ impl Network {
             Color::White => (white, &black[..h]),
             Color::Black => (&black[..h], white),
         };
-        if !self.pocket {
+        if !self.inputs.pocket {
             return self.output(us, them);
         }
         // Pocket inputs: a count input, so each kind in hand adds its column times the count.
@@ -436,10 +617,10 @@ impl Network {
         theirs.copy_from_slice(them);
         for (slot, perspective) in [(&mut *mine, pos.side), (&mut *theirs, !pos.side)] {
             for c in Color::ALL {
-                for k in 0..self.kinds {
+                for k in 0..self.inputs.kinds {
                     let n = pos.pocket[c][k];
                     if n > 0 {
-                        let feature = pocket_feature(perspective, c, k, self.kinds);
+                        let feature = self.inputs.pocket(perspective, c, k);
                         self.column_times(slot, feature, i16::from(n));
                     }
                 }
@@ -506,11 +687,13 @@ impl Network {
 }
 
 /// A stack of accumulators, one per position on the search's current line, in one flat
-/// allocation (a push copies the parent's `2 H` values, then the move's updates apply).
+/// allocation (a push copies the parent's `2 H` values, then the move's updates apply), with
+/// each position's king-window centres.
 #[derive(Debug, Clone)]
 pub(crate) struct AccStack {
     net: &'static Network,
     data: Vec<i16>,
+    kings: Vec<[Option<Square>; 2]>,
     len: usize,
     /// Room for the pocket inputs of a drop variant's evaluation (see [`Network::evaluate`]).
     scratch: Vec<i16>,
@@ -522,6 +705,7 @@ impl AccStack {
         let width = 2 * net.hidden;
         Self {
             data: vec![0; width * depth],
+            kings: Vec::with_capacity(depth),
             len: 0,
             scratch: vec![0; width],
             net,
@@ -540,11 +724,12 @@ impl AccStack {
         }
         self.len = 1;
         self.net.refresh(pos, &mut self.data[..w]);
+        self.kings.clear();
+        self.kings.push(self.net.kings(pos));
     }
 
-    /// Pushes a copy of the top accumulator and returns the network and the copy, for the
-    /// move's updates.
-    pub(crate) fn push(&mut self) -> (&'static Network, &mut [i16]) {
+    /// Pushes a copy of the top accumulator (and its window centres) and returns the copy.
+    fn push_copy(&mut self) -> &mut [i16] {
         let w = self.width();
         if self.data.len() < (self.len + 1) * w {
             self.data.resize((self.len + 1) * w, 0);
@@ -555,7 +740,36 @@ impl AccStack {
             tail[..w].copy_from_slice(&head[(top - 1) * w..]);
         }
         self.len += 1;
-        (self.net, &mut tail[..w])
+        let kings = self.kings.last().copied().unwrap_or_default();
+        self.kings.truncate(self.len - 1);
+        self.kings.push(kings);
+        &mut tail[..w]
+    }
+
+    /// Pushes the accumulator of a null move's position (the board unchanged).
+    pub(crate) fn push_null(&mut self) {
+        self.push_copy();
+    }
+
+    /// Pushes the accumulator of `pos`, the position after a move from the top one: `changes`
+    /// lists the squares the move touched with their pieces before it.
+    pub(crate) fn push_move(&mut self, pos: &Position, changes: &[(Square, Option<Piece>)]) {
+        let before = self.kings.last().copied().unwrap_or_default();
+        let net = self.net;
+        let acc = self.push_copy();
+        let after = net.apply_move(acc, before, pos, changes);
+        debug_assert!(
+            {
+                let mut fresh = vec![0; acc.len()];
+                net.refresh(pos, &mut fresh);
+                fresh == acc
+            },
+            "incremental accumulator differs from a refresh in {}",
+            pos.fen()
+        );
+        if let Some(top) = self.kings.last_mut() {
+            *top = after;
+        }
     }
 
     /// True when the network corrects the hand-written evaluation.
@@ -566,6 +780,7 @@ impl AccStack {
     /// Drops the top accumulator.
     pub(crate) fn pop(&mut self) {
         self.len = self.len.saturating_sub(1);
+        self.kings.truncate(self.len.max(1));
     }
 
     /// The evaluation of `pos` with the top accumulator.
@@ -588,13 +803,22 @@ pub(crate) mod tests {
     /// A network with random weights of the sizes a trained one has (first-layer weights
     /// up to ±0.25, biases near 0.3, output weights up to ±1.98 on their grids).
     pub(crate) fn random_net(variant: &Variant, hidden: usize, seed: u64) -> Network {
+        random_net_with(variant, Inputs::plain(variant), hidden, seed)
+    }
+
+    /// [`random_net`] with the input space `inputs`.
+    pub(crate) fn random_net_with(
+        variant: &Variant,
+        inputs: Inputs,
+        hidden: usize,
+        seed: u64,
+    ) -> Network {
         let mut rng = SplitMix64(seed);
         let mut uniform = |scale: f64| {
             let unit = rng.next_f64();
             (2.0 * unit - 1.0) * scale
         };
-        let inputs = input_count(variant.kind_count(), variant.has_drops());
-        let w1 = (0..inputs * hidden)
+        let w1 = (0..inputs.count() * hidden)
             .map(|_| (uniform(0.25) * f64::from(QA)).round() as i16)
             .collect();
         let b1 = (0..hidden)
@@ -604,7 +828,7 @@ pub(crate) mod tests {
             .map(|_| (uniform(1.98) * f64::from(QB)).round() as i16)
             .collect();
         let b2 = (uniform(0.1) * f64::from(QA * QB)) as i32;
-        Network::from_parts(variant, hidden, w1, b1, w2, b2, false).unwrap()
+        Network::from_parts(variant, inputs, hidden, w1, b1, w2, b2, false).unwrap()
     }
 
     #[test]
@@ -677,8 +901,70 @@ pub(crate) mod tests {
         let mut w2 = vec![0; 32];
         w2[5] = 128;
         assert_eq!(
-            Network::from_parts(&opulent, 16, net.w1.clone(), net.b1.clone(), w2, 0, false),
+            Network::from_parts(
+                &opulent,
+                Inputs::plain(&opulent),
+                16,
+                net.w1.clone(),
+                net.b1.clone(),
+                w2,
+                0,
+                false
+            ),
             Err(NetError::OutputWeight(128))
+        );
+    }
+
+    #[test]
+    fn king_window_files_round_trip_and_windows_follow_the_king() {
+        let registry = Registry::builtin();
+        let opulent = registry.get("opulent").unwrap();
+        let inputs = Inputs::king_window(&opulent).unwrap();
+        let kinds = opulent.kind_count();
+        assert_eq!(inputs.count(), 2 * kinds * (100 + WINDOW_SQUARES));
+        let net = random_net_with(&opulent, inputs, 8, 4);
+        let back = Network::from_bytes(&net.to_bytes(), &opulent).unwrap();
+        assert_eq!(back, net);
+        assert!(back.inputs().windowed());
+        // Decima's kings are not royal: no windowed network for it, nor a file that says so.
+        let decima = registry.get("decima").unwrap();
+        assert!(Inputs::king_window(&decima).is_none());
+        let mut bytes = random_net(&decima, 8, 4).to_bytes();
+        let flags_at = 8 + 2 + "decima".len() + 4;
+        bytes[flags_at] |= 2;
+        assert!(matches!(
+            Network::from_bytes(&bytes, &decima),
+            Err(NetError::Header(_))
+        ));
+        let sq = |s: &str| opulent.size().parse_square(s).unwrap();
+        let window = |perspective, king: &str, color, piece: &str| {
+            inputs
+                .piece(perspective, Some(sq(king)), color, 2, sq(piece))
+                .1
+        };
+        // Within three files and ranks only, and the same input for the same offset.
+        assert!(window(Color::White, "f2", Color::Black, "i5").is_some());
+        assert!(window(Color::White, "f2", Color::Black, "j5").is_none());
+        assert!(window(Color::White, "f2", Color::Black, "f6").is_none());
+        assert_eq!(
+            window(Color::White, "f2", Color::Black, "g4"),
+            window(Color::White, "c6", Color::Black, "d8")
+        );
+        // Black sees the board mirrored: a piece in front of its king is as White's is.
+        assert_eq!(
+            window(Color::White, "f2", Color::Black, "g4"),
+            window(Color::Black, "f9", Color::White, "g7")
+        );
+        assert_ne!(
+            window(Color::White, "f2", Color::Black, "g4"),
+            window(Color::White, "f2", Color::White, "g4")
+        );
+        // No window without a king on the board; the board input is the plain one.
+        let (board, none) = inputs.piece(Color::White, None, Color::Black, 2, sq("e5"));
+        assert_eq!(none, None);
+        assert_eq!(
+            board,
+            board_feature(Color::White, Color::Black, 2, sq("e5"), 10, kinds)
         );
     }
 
@@ -723,10 +1009,16 @@ pub(crate) mod tests {
         // updated accumulator equals a refresh after every move, null moves and every move
         // kind included; searches from random playouts reach captures, promotions, castling,
         // en passant, suicide captures and drops with relocation.
+        // Variants with a royal king are searched with king windows too: king moves,
+        // castling and Orphic's king drops refresh a perspective.
         let registry = Registry::builtin();
-        for (i, v) in registry.iter().enumerate() {
-            // Every other variant with the network as a correction of the hand-written one.
-            let mut net = random_net(v, 16, 5);
+        let nets = registry.iter().flat_map(|v| {
+            let windowed = Inputs::king_window(v);
+            std::iter::once((v, Inputs::plain(v))).chain(windowed.map(|w| (v, w)))
+        });
+        for (i, (v, inputs)) in nets.enumerate() {
+            // Every other network as a correction of the hand-written evaluation.
+            let mut net = random_net_with(v, inputs, 16, 5);
             net.residual = i % 2 == 1;
             let net: &'static Network = Box::leak(Box::new(net));
             let searcher = Searcher::new(SearcherConfig { hash_mb: 1 });

@@ -276,24 +276,11 @@ impl<'a> ThreadData<'a> {
         );
         self.acc.push(acc);
         if let Some(stack) = &mut self.nnue {
-            let (net, nacc) = stack.push();
+            let mut changes = [(Square::new(0), None); 4];
             for i in 0..n {
-                let sq = touched[i];
-                if let Some(p) = before[i] {
-                    net.update(nacc, p, sq, -1);
-                }
-                if let Some(p) = self.pos.board[sq.index()] {
-                    net.update(nacc, p, sq, 1);
-                }
+                changes[i] = (touched[i], before[i]);
             }
-            debug_assert!(
-                {
-                    let mut fresh = vec![0; nacc.len()];
-                    net.refresh(&self.pos, &mut fresh);
-                    fresh == nacc
-                },
-                "incremental accumulator after {m:?}"
-            );
+            stack.push_move(&self.pos, &changes[..n]);
         }
         let check = match m.kind() {
             MoveKind::Normal { from, to } | MoveKind::Promotion { from, to, .. } => {
@@ -338,7 +325,7 @@ impl<'a> ThreadData<'a> {
         let acc = self.acc.last().copied().unwrap_or_default();
         self.acc.push(acc);
         if let Some(stack) = &mut self.nnue {
-            stack.push();
+            stack.push_null();
         }
         self.checks.push(false);
         self.moved.push(None);

@@ -9,8 +9,8 @@ use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use variant_engine::{
-    Color, DataError, DataReader, HandEval, NET_SCALE, PackedPosition, Record, SplitMix64, Variant,
-    data_features, decode_piece, input_count,
+    Color, DataError, DataReader, HandEval, NET_SCALE, NetInputs, PackedPosition, Record,
+    SplitMix64, Variant, data_features, decode_piece,
 };
 
 use crate::TrainError;
@@ -21,6 +21,9 @@ pub struct Dataset {
     ranks: u8,
     files: u8,
     kinds: usize,
+    /// The engine network's input space.
+    net_inputs: NetInputs,
+    /// Inputs per perspective (`net_inputs.count()`).
     inputs: usize,
     sides: Vec<u8>,
     scores: Vec<i16>,
@@ -46,12 +49,12 @@ pub enum Refused {
 }
 
 impl Dataset {
-    /// An empty set for `variant`'s inputs.
+    /// An empty set for the network inputs `net_inputs` of `variant`.
     ///
     /// # Errors
-    /// [`TrainError::TooManyInputs`] when the variant has more inputs than `u16` indices.
-    pub fn new(variant: &Variant) -> Result<Self, TrainError> {
-        let inputs = input_count(variant.kind_count(), variant.has_drops());
+    /// [`TrainError::TooManyInputs`] when the trainer's inputs exceed `u16` indices.
+    pub fn new(variant: &Variant, net_inputs: NetInputs) -> Result<Self, TrainError> {
+        let inputs = net_inputs.count();
         if inputs > usize::from(u16::MAX) + 1 {
             return Err(TrainError::TooManyInputs(inputs));
         }
@@ -59,6 +62,7 @@ impl Dataset {
             ranks: variant.ranks(),
             files: variant.files(),
             kinds: variant.kind_count(),
+            net_inputs,
             inputs,
             sides: Vec::new(),
             scores: Vec::new(),
@@ -80,9 +84,14 @@ impl Dataset {
         self.sides.is_empty()
     }
 
-    /// Inputs per perspective of the variant.
+    /// Inputs per perspective of the network.
     pub fn inputs(&self) -> usize {
         self.inputs
+    }
+
+    /// The engine network's input space.
+    pub fn net_inputs(&self) -> NetInputs {
+        self.net_inputs
     }
 
     /// Adds a record.
@@ -91,7 +100,8 @@ impl Dataset {
     /// [`Refused`] when a piece lies outside the board or has no kind of the variant (the
     /// record was not written for this variant), or the set is full.
     pub fn push(&mut self, p: &PackedPosition) -> Result<(), Refused> {
-        let (files, ranks, kinds) = (self.files, self.ranks, self.kinds);
+        let (files, ranks, kinds, net_inputs) =
+            (self.files, self.ranks, self.kinds, self.net_inputs);
         let on_board = |sq: u8| sq / 10 < ranks && sq % 10 < files;
         if p.side > 1
             || p.result > 2
@@ -107,7 +117,7 @@ impl Dataset {
         let stm = p.side_to_move();
         let before = self.features.len();
         for perspective in [stm, !stm] {
-            data_features(p, perspective, ranks, kinds, &mut self.scratch);
+            data_features(p, perspective, &net_inputs, &mut self.scratch);
             // Pocket entries in a variant without pockets land past the last input.
             if self.scratch.iter().any(|&f| f >= self.inputs) {
                 self.features.truncate(before);
@@ -239,8 +249,9 @@ pub fn load(
     split: Split,
     keep_samples: usize,
     hand: Option<&HandEval>,
+    net_inputs: NetInputs,
 ) -> Result<Loaded, TrainError> {
-    let mut data = Dataset::new(variant)?;
+    let mut data = Dataset::new(variant, net_inputs)?;
     let mut samples = Vec::new();
     let limit = max_positions.unwrap_or(usize::MAX);
     for path in paths {

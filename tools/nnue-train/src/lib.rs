@@ -50,8 +50,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use variant_engine::{
-    DataError, HandEval, NetError, Network, Registry, SplitMix64, UnknownVariant, Variant,
-    input_count,
+    DataError, HandEval, NetError, NetInputs, Network, Registry, SplitMix64, UnknownVariant,
+    Variant,
 };
 
 use crate::checkpoint::{Checkpoint, CheckpointError, write_atomically};
@@ -183,6 +183,10 @@ pub struct Options {
     /// loss sees their sum), flagged as such in the file.
     #[arg(long)]
     pub residual: bool,
+    /// Add king-window inputs: each piece near a perspective's own king also by its offset
+    /// from that king (the engine's `WINDOW_RADIUS`).
+    #[arg(long)]
+    pub king_window: bool,
 }
 
 impl Options {
@@ -235,11 +239,12 @@ pub fn shuffled(indices: &[u32], seed: u64, epoch: usize) -> Vec<u32> {
 pub fn quantisation_error(
     net: &FloatNet,
     variant: &std::sync::Arc<Variant>,
+    inputs: NetInputs,
     samples: &[variant_engine::PackedPosition],
 ) -> Result<(f64, f64), TrainError> {
     // Through the file form, as the engine will load it.
-    let quantised = Network::from_bytes(&net.export(variant, false)?.to_bytes(), variant)?;
-    let mut data = Dataset::new(variant)?;
+    let quantised = Network::from_bytes(&net.export(variant, inputs, false)?.to_bytes(), variant)?;
+    let mut data = Dataset::new(variant, inputs)?;
     let mut scratch = Scratch::new(net.hidden());
     let (mut max, mut sum, mut n) = (0.0f64, 0.0f64, 0usize);
     for p in samples {
@@ -265,8 +270,13 @@ fn io_error(path: &std::path::Path) -> impl FnOnce(io::Error) -> TrainError + '_
 }
 
 /// Quantises `net` and writes it to `--out` (atomically, so a stopped run leaves a whole file).
-fn write_network(net: &FloatNet, variant: &Variant, opts: &Options) -> Result<(), TrainError> {
-    let bytes = net.export(variant, opts.residual)?.to_bytes();
+fn write_network(
+    net: &FloatNet,
+    variant: &Variant,
+    inputs: NetInputs,
+    opts: &Options,
+) -> Result<(), TrainError> {
+    let bytes = net.export(variant, inputs, opts.residual)?.to_bytes();
     write_atomically(&opts.out, &bytes).map_err(io_error(&opts.out))
 }
 
@@ -340,7 +350,17 @@ fn start(
 pub fn run(opts: &Options) -> Result<(), TrainError> {
     opts.check()?;
     let variant = Registry::builtin().get(&opts.variant)?;
-    let inputs = input_count(variant.kind_count(), variant.has_drops());
+    let net_inputs = if opts.king_window {
+        NetInputs::king_window(&variant).ok_or_else(|| {
+            TrainError::Option(format!(
+                "--king-window: {} has no royal king",
+                variant.name()
+            ))
+        })?
+    } else {
+        NetInputs::plain(&variant)
+    };
+    let inputs = net_inputs.count();
     let split = Split {
         seed: opts.seed,
         fraction: opts.validation,
@@ -353,6 +373,7 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
         split,
         QUANTISATION_SAMPLES,
         opts.residual.then(|| HandEval::new(&variant)).as_ref(),
+        net_inputs,
     )?;
     let data = loaded.data;
     let (valid, train): (Vec<u32>, Vec<u32>) =
@@ -410,13 +431,13 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
         }
         .save(&ckpt_path)
         .map_err(io_error(&ckpt_path))?;
-        write_network(&trainer.net, &variant, opts)?;
+        write_network(&trainer.net, &variant, net_inputs, opts)?;
     }
     if first_epoch >= opts.epochs {
         // Nothing left to train: still leave the checkpoint's network at --out.
-        write_network(&trainer.net, &variant, opts)?;
+        write_network(&trainer.net, &variant, net_inputs, opts)?;
     }
-    let (max, mean) = quantisation_error(&trainer.net, &variant, &loaded.samples)?;
+    let (max, mean) = quantisation_error(&trainer.net, &variant, net_inputs, &loaded.samples)?;
     println!(
         "quantisation error over {} validation positions: max {max:.2} cp, mean {mean:.2} cp",
         loaded.samples.len()

@@ -7,7 +7,7 @@
 //! centipawns from the side to move's view. All parameters live in one flat `Vec<f32>` so
 //! that the optimiser, the checkpoint and the gradient reduction are single loops over it.
 
-use variant_engine::{NET_SCALE, NetError, Network, QA, QB, SplitMix64, Variant};
+use variant_engine::{NET_SCALE, NetError, NetInputs, Network, QA, QB, SplitMix64, Variant};
 
 /// Largest size of a first-layer weight or bias and of an output weight after each step:
 /// `1.98 · QB` rounds to 127 (the engine refuses larger output weights) and `1.98 · QA` keeps
@@ -347,19 +347,25 @@ impl FloatNet {
         }
     }
 
-    /// The quantised network for `variant`: `W1` and `b1` times [`QA`], `w2` times [`QB`],
-    /// `b2` times `QA · QB`, each rounded to the nearest integer; `residual` flags it as a
-    /// correction to the hand-written evaluation.
+    /// The quantised network for `variant` with the inputs `inputs`: `W1` and `b1` times
+    /// [`QA`], `w2` times [`QB`], `b2` times `QA · QB`, each rounded to the nearest integer;
+    /// `residual` flags it as a correction to the hand-written evaluation.
     ///
     /// # Errors
-    /// [`NetError`] when the sizes do not fit `variant` or an output weight is out of range
-    /// (the clipping after every step keeps them in range).
-    pub fn export(&self, variant: &Variant, residual: bool) -> Result<Network, NetError> {
+    /// [`NetError`] when the sizes do not fit `variant` or `inputs`, or an output weight is
+    /// out of range (the clipping after every step keeps them in range).
+    pub fn export(
+        &self,
+        variant: &Variant,
+        inputs: NetInputs,
+        residual: bool,
+    ) -> Result<Network, NetError> {
         let (w1, b1, w2, b2) = self.layers();
         let qa = QA as f32;
         let to_i16 = |x: f32, scale: f32| (x * scale).round() as i16;
         Network::from_parts(
             variant,
+            inputs,
             self.hidden,
             w1.iter().map(|&w| to_i16(w, qa)).collect(),
             b1.iter().map(|&b| to_i16(b, qa)).collect(),

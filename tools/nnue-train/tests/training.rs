@@ -10,8 +10,8 @@ use nnue_train::net::{FloatNet, Scratch};
 use nnue_train::train::{Adam, Trainer};
 use nnue_train::{Options, quantisation_error};
 use variant_engine::{
-    Network, PackedPosition, Position, QA, QB, Registry, Variant, data_header, decode_piece,
-    input_count, random_playout, write_game,
+    NetInputs, Network, PackedPosition, Position, QA, QB, Registry, Variant, data_header,
+    decode_piece, random_playout, write_game,
 };
 
 fn variant(name: &str) -> Arc<Variant> {
@@ -56,8 +56,17 @@ fn positions(variant: &Arc<Variant>, n: usize, seed: u64, scale: i32) -> Vec<Pac
         .collect()
 }
 
-fn dataset(variant: &Arc<Variant>, records: &[PackedPosition]) -> Dataset {
-    let mut data = Dataset::new(variant).unwrap();
+/// The plain inputs of `v`, or those with king windows.
+fn net_inputs(v: &Variant, window: bool) -> NetInputs {
+    if window {
+        NetInputs::king_window(v).unwrap()
+    } else {
+        NetInputs::plain(v)
+    }
+}
+
+fn dataset(variant: &Arc<Variant>, ni: NetInputs, records: &[PackedPosition]) -> Dataset {
+    let mut data = Dataset::new(variant, ni).unwrap();
     for p in records {
         data.push(p).unwrap();
     }
@@ -66,16 +75,17 @@ fn dataset(variant: &Arc<Variant>, records: &[PackedPosition]) -> Dataset {
 
 #[test]
 fn analytic_gradient_matches_finite_differences() {
-    for name in ["opulent", "orphic"] {
+    for (name, window) in [("opulent", false), ("orphic", false), ("opulent", true)] {
         let v = variant(name);
-        let inputs = input_count(v.kind_count(), v.has_drops());
+        let ni = net_inputs(&v, window);
+        let inputs = ni.count();
         let mut records = positions(&v, 6, 11, 3);
         // Scores and results that disagree with the network's initial guess on both sides.
         for (i, p) in records.iter_mut().enumerate() {
             p.score = [-900, 300, 1200, -150, 40, 700][i];
             p.result = [0, 2, 1, 2, 0, 1][i];
         }
-        let data = dataset(&v, &records);
+        let data = dataset(&v, ni, &records);
         let indices: Vec<u32> = (0..data.len() as u32).collect();
         let lambda = 0.6;
         let net = FloatNet::new(inputs, 4, 5, data.mean_active());
@@ -153,12 +163,14 @@ fn snap(x: f32, scale: i32) -> f32 {
 /// of its export, asserting at each position that it is within `bound(its inputs)`.
 fn check_against_engine(
     v: &Arc<Variant>,
+    ni: NetInputs,
     net: &FloatNet,
     records: &[PackedPosition],
     bound: &dyn Fn(&[u16], &[u16]) -> f64,
 ) -> f64 {
-    let engine = Network::from_bytes(&net.export(v, false).unwrap().to_bytes(), v).unwrap();
-    let data = dataset(v, records);
+    let engine = Network::from_bytes(&net.export(v, ni, false).unwrap().to_bytes(), v).unwrap();
+    assert_eq!(engine.inputs(), ni);
+    let data = dataset(v, ni, records);
     let mut s = Scratch::new(net.hidden());
     let mut worst = 0.0f64;
     for (i, p) in records.iter().enumerate() {
@@ -179,15 +191,23 @@ fn check_against_engine(
 
 #[test]
 fn float_forward_matches_the_engine_after_export() {
-    for (name, hidden) in [("orphic", 16), ("opulent", 32)] {
+    // With king windows the engine adds a second input for a piece near a king, and must
+    // agree with the float network that does.
+    for (name, hidden, window) in [
+        ("orphic", 16, false),
+        ("opulent", 32, false),
+        ("opulent", 16, true),
+        ("orphic", 16, true),
+    ] {
         let v = variant(name);
-        let inputs = input_count(v.kind_count(), v.has_drops());
+        let ni = net_inputs(&v, window);
+        let inputs = ni.count();
         let records = positions(&v, 300, 3, 1);
         if v.has_drops() {
             let with_pockets = records.iter().filter(|p| !p.pocket.is_empty()).count();
             assert!(with_pockets > 30, "{with_pockets}");
         }
-        let data = dataset(&v, &records);
+        let data = dataset(&v, ni, &records);
         // A briefly trained network, so that weights are not only the initial ones.
         let net = FloatNet::new(inputs, hidden, 9, data.mean_active());
         let mut trainer = Trainer::new(net, Adam::new(FloatNet::param_count(inputs, hidden)), 1);
@@ -211,7 +231,7 @@ fn float_forward_matches_the_engine_after_export() {
                 _ => snap(*x, QA * QB),
             };
         }
-        let worst = check_against_engine(&v, &exact, &records, &|_, _| 1.05);
+        let worst = check_against_engine(&v, ni, &exact, &records, &|_, _| 1.05);
         assert!(worst > 0.0 || records.is_empty());
 
         // 2. The network as trained. Rounding each weight to its grid adds independent
@@ -245,8 +265,8 @@ fn float_forward_matches_the_engine_after_export() {
             }
             400.0 * 6.0 * var.sqrt() + 1.05
         };
-        let worst = check_against_engine(&v, net, &records, &bound);
-        let (max, mean) = quantisation_error(net, &v, &records).unwrap();
+        let worst = check_against_engine(&v, ni, net, &records, &bound);
+        let (max, mean) = quantisation_error(net, &v, ni, &records).unwrap();
         assert!((max - worst).abs() < 1e-9 && mean <= max);
         // The typical error: well under 10 cp at these sizes.
         assert!(mean < 10.0, "{name}: mean quantisation error {mean:.2} cp");
@@ -256,10 +276,11 @@ fn float_forward_matches_the_engine_after_export() {
 #[test]
 fn training_lowers_the_validation_loss() {
     let v = variant("opulent");
-    let inputs = input_count(v.kind_count(), v.has_drops());
+    let ni = NetInputs::plain(&v);
+    let inputs = ni.count();
     // Material, doubled so that targets spread well away from ½.
     let records = positions(&v, 6000, 21, 1);
-    let data = dataset(&v, &records);
+    let data = dataset(&v, ni, &records);
     let train: Vec<u32> = (0..5000).collect();
     let valid: Vec<u32> = (5000..6000).collect();
     let net = FloatNet::new(inputs, 16, 1, data.mean_active());
@@ -313,6 +334,7 @@ fn the_command_writes_its_files_and_resumes() {
         loss_csv: Some(csv.clone()),
         max_positions: None,
         residual: false,
+        king_window: false,
     };
     nnue_train::run(&opts(2, false)).unwrap();
     assert!(
@@ -350,6 +372,32 @@ fn the_command_writes_its_files_and_resumes() {
             .unwrap()
             .residual()
     );
+
+    // King windows: a windowed file, refused by a resume of the plain run (another input
+    // count) and for a variant without a royal king.
+    let windowed_out = dir.join("window.nnue");
+    nnue_train::run(&Options {
+        out: windowed_out.clone(),
+        king_window: true,
+        loss_csv: None,
+        ..opts(1, false)
+    })
+    .unwrap();
+    let windowed = Network::from_bytes(&std::fs::read(&windowed_out).unwrap(), &v).unwrap();
+    assert!(windowed.inputs().windowed());
+    let err = nnue_train::run(&Options {
+        king_window: true,
+        ..opts(4, true)
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("inputs"), "{err}");
+    let err = nnue_train::run(&Options {
+        variant: "decima".into(),
+        king_window: true,
+        ..opts(1, false)
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("no royal king"), "{err}");
 
     // Another variant's data, or a resume with another shape, is refused.
     let err = nnue_train::run(&Options {
