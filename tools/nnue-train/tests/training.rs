@@ -357,61 +357,65 @@ fn the_command_writes_its_files_and_resumes() {
     assert!(lines[0].starts_with("epoch,lr,"));
     assert!(lines[3].starts_with("3,"));
 
+    // One epoch of a variation of the first run into its own file, read back.
+    let one_epoch = |file: &str, residual: bool, king_window: bool| {
+        let out = dir.join(file);
+        nnue_train::run(&Options {
+            out: out.clone(),
+            residual,
+            king_window,
+            loss_csv: None,
+            ..opts(1, false)
+        })
+        .unwrap();
+        Network::from_bytes(&std::fs::read(&out).unwrap(), &v).unwrap()
+    };
     // A residual run fits the correction to the hand-written evaluation and says so in the
     // file.
-    let residual_out = dir.join("residual.nnue");
-    nnue_train::run(&Options {
-        out: residual_out.clone(),
-        residual: true,
-        loss_csv: None,
-        ..opts(1, false)
-    })
-    .unwrap();
-    assert!(
-        Network::from_bytes(&std::fs::read(&residual_out).unwrap(), &v)
-            .unwrap()
-            .residual()
-    );
+    let residual = one_epoch("residual.nnue", true, false);
+    assert!(residual.residual() && !residual.inputs().windowed());
 
-    // King windows: a windowed file, refused by a resume of the plain run (another input
-    // count) and for a variant without a royal king.
-    let windowed_out = dir.join("window.nnue");
-    nnue_train::run(&Options {
-        out: windowed_out.clone(),
-        king_window: true,
-        loss_csv: None,
-        ..opts(1, false)
-    })
-    .unwrap();
-    let windowed = Network::from_bytes(&std::fs::read(&windowed_out).unwrap(), &v).unwrap();
-    assert!(windowed.inputs().windowed());
-    let err = nnue_train::run(&Options {
-        king_window: true,
-        ..opts(4, true)
-    })
-    .unwrap_err();
-    assert!(err.to_string().contains("inputs"), "{err}");
-    let err = nnue_train::run(&Options {
-        variant: "decima".into(),
-        king_window: true,
-        ..opts(1, false)
-    })
-    .unwrap_err();
-    assert!(err.to_string().contains("no royal king"), "{err}");
+    // King windows: a windowed file.
+    let windowed = one_epoch("window.nnue", false, true);
+    assert!(windowed.inputs().windowed() && !windowed.residual());
 
-    // Another variant's data, or a resume with another shape, is refused.
-    let err = nnue_train::run(&Options {
-        variant: "opulent".into(),
-        ..opts(1, false)
-    })
-    .unwrap_err();
-    assert!(err.to_string().contains("not opulent"), "{err}");
-    let err = nnue_train::run(&Options {
-        hidden: 16,
-        ..opts(4, true)
-    })
-    .unwrap_err();
-    assert!(err.to_string().contains("hidden"), "{err}");
+    // Refused: a windowed resume of the plain run (another input count), windows for a
+    // variant without a royal king, another variant's data, a resume with another shape.
+    let refusals = [
+        (
+            Options {
+                king_window: true,
+                ..opts(4, true)
+            },
+            "inputs",
+        ),
+        (
+            Options {
+                variant: "decima".into(),
+                king_window: true,
+                ..opts(1, false)
+            },
+            "no royal king",
+        ),
+        (
+            Options {
+                variant: "opulent".into(),
+                ..opts(1, false)
+            },
+            "not opulent",
+        ),
+        (
+            Options {
+                hidden: 16,
+                ..opts(4, true)
+            },
+            "hidden",
+        ),
+    ];
+    for (options, why) in refusals {
+        let err = nnue_train::run(&options).unwrap_err();
+        assert!(err.to_string().contains(why), "{err}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
