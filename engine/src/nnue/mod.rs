@@ -13,7 +13,8 @@
 //!   within [`WINDOW_RADIUS`] files and ranks of that king (`2 * K * 49`), so what a piece
 //!   does to a king's safety is learnt once for every square the king may stand on. A king
 //!   move recomputes its perspective's accumulator from scratch, since every offset changes;
-//!   a king off the board (in hand) has no window;
+//!   a king off the board (in hand) has no window. The inputs are laid out board block,
+//!   window block, then pocket counts;
 //! - **one hidden layer** of `H` neurons per perspective, shared weights, squared clipped
 //!   linear activation (`clamp(x, 0, 1)^2`);
 //! - **output**: one neuron over the side to move's `H` activations followed by the other
@@ -85,7 +86,8 @@ pub fn board_feature(
     (rel * kinds + kind) * SQUARES + oriented
 }
 
-/// Number of inputs per perspective for a variant with `kinds` kinds.
+/// Number of inputs per perspective of a plain network (no king windows) for a variant with
+/// `kinds` kinds; [`Inputs::count`] counts any network's.
 pub fn input_count(kinds: usize, pocket: bool) -> usize {
     2 * kinds * SQUARES + if pocket { 2 * kinds } else { 0 }
 }

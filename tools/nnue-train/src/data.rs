@@ -1,8 +1,8 @@
 //! The training positions in memory: for each position its side to move, its score and
 //! result from the side to move's view, and its active inputs from both perspectives as
 //! `u16` indices in one flat vector (the side to move's list first). About 170 bytes per
-//! 10x10 middlegame position, so a few million positions fit comfortably, and an epoch reads
-//! them without decoding records again.
+//! 10x10 middlegame position (about 60 more with king windows), so a few million positions
+//! fit comfortably, and an epoch reads them without decoding records again.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};

@@ -6,7 +6,7 @@
 //! nnue-train --variant opulent --data a.bin [--data b.bin ...] --out opulent.nnue \
 //!     [--hidden 128] [--epochs 30] [--batch 16384] [--lr 0.001] [--lambda 0.7] \
 //!     [--validation 0.05] [--threads 2] [--seed 1] [--checkpoint FILE] [--resume] \
-//!     [--loss-csv FILE] [--max-positions N]
+//!     [--loss-csv FILE] [--max-positions N] [--residual] [--king-window]
 //! ```
 //!
 //! **Data.** Every position of every file is loaded into memory (the files must all be of
@@ -23,8 +23,12 @@
 //! `--batch` positions in an order shuffled per epoch, each minibatch's gradient computed
 //! over `--threads` threads. The learning rate follows a cosine decay per epoch from `--lr`
 //! to 5 % of it. After each step the first-layer weights and biases and the output weights
-//! are clipped to ±1.98, which keeps the quantised output weights within the engine's ±127
-//! and its `i16` accumulators clear of overflow for any realistic position.
+//! are clipped to ±1.98, which keeps the quantised output weights within the engine's ±127.
+//! A first-layer value is then at most 505 in size, so a plain network's `i16` accumulator
+//! (at most about 53 active inputs and the bias on a 10x10 board) cannot overflow. With king
+//! windows up to about 70 inputs are active, so only weights near the clip, all of one sign,
+//! could overflow it; trained weights stay far below (the engine's sums wrap rather than
+//! panic, and the trainer's quantisation check would show such a mismatch).
 //!
 //! **Output files**, all rewritten after every epoch, so an interrupted run leaves a usable
 //! network and can be resumed:
