@@ -247,10 +247,13 @@ impl<'a> ThreadData<'a> {
                 }
             }
         }
-        let before: [Option<Piece>; 4] = std::array::from_fn(|i| {
-            (i < n)
+        // Each touched square with its piece before the move (the piece after is read from
+        // the board once the move is played): what both evaluations update from.
+        let changes: [(Square, Option<Piece>); 4] = std::array::from_fn(|i| {
+            let before = (i < n)
                 .then(|| self.pos.board[touched[i].index()])
-                .flatten()
+                .flatten();
+            (touched[i], before)
         });
         // The search trusts `move_may_give_check` to prune without playing: check it here.
         let may_check = cfg!(debug_assertions).then(|| self.pos.move_may_give_check(m));
@@ -260,9 +263,8 @@ impl<'a> ThreadData<'a> {
         self.shared.tt.prefetch(self.pos.hash());
         let mut acc = self.acc.last().copied().unwrap_or_default();
         let ev = &self.shared.evaluator;
-        for i in 0..n {
-            let sq = touched[i];
-            if let Some(p) = before[i] {
+        for &(sq, before) in &changes[..n] {
+            if let Some(p) = before {
                 ev.add_piece(&mut acc, p, sq, -1);
             }
             if let Some(p) = self.pos.board[sq.index()] {
@@ -276,10 +278,6 @@ impl<'a> ThreadData<'a> {
         );
         self.acc.push(acc);
         if let Some(stack) = &mut self.nnue {
-            let mut changes = [(Square::new(0), None); 4];
-            for i in 0..n {
-                changes[i] = (touched[i], before[i]);
-            }
             stack.push_move(&self.pos, &changes[..n]);
         }
         let check = match m.kind() {
