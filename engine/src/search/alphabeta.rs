@@ -123,6 +123,11 @@ pub(crate) fn search_root(
                     break;
                 }
             }
+            if i != pv_idx {
+                // Better than the iteration's first move at this depth: worth playing even if
+                // the iteration is cut short before it ends.
+                td.interim_best = Some(td.root_moves[i].clone());
+            }
         } else {
             rm.score = -INF;
         }

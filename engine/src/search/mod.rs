@@ -459,6 +459,7 @@ fn iterative_deepening(
         for rm in &mut td.root_moves {
             rm.nodes = 0;
         }
+        td.interim_best = None;
         for pv_idx in 0..multipv {
             td.seldepth = 0;
             aspiration(td, search_depth, pv_idx);
@@ -467,6 +468,18 @@ fn iterative_deepening(
             }
         }
         if td.stopped {
+            // A move that beat the previous best in the unfinished iteration is the better
+            // choice: its score comes from the deeper search. (Only for one line at full
+            // strength: the weakened levels pick among complete iterations' lines.)
+            if main
+                && multipv == 1
+                && plan.skill.is_none()
+                && let Some(mut rm) = td.interim_best.take()
+                && let Some(first) = outcome.lines.first_mut()
+            {
+                rm.prev_score = rm.score;
+                *first = (rm, search_depth as u32);
+            }
             break;
         }
         // Lines in score order (a later line can outscore an earlier one after re-searches).
@@ -800,6 +813,63 @@ mod learned_tests {
         assert_eq!(
             (after_opulent.nodes, after_opulent.pv),
             (cold_chess.nodes, cold_chess.pv)
+        );
+    }
+}
+
+#[cfg(test)]
+mod interim_tests {
+    use super::*;
+    use crate::Registry;
+    use crate::samples::bench_positions;
+
+    /// The best move of the last completed iteration and the search's answer, for a search of
+    /// `nodes` nodes on a fresh table.
+    fn answer(pos: &Position, nodes: u64) -> (Option<Move>, SearchResult) {
+        let s = Searcher::new(SearcherConfig { hash_mb: 4 });
+        let limits = Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        };
+        let mut completed = None;
+        let result = s.search(
+            pos,
+            &limits,
+            &SearchOptions::default(),
+            &AtomicBool::new(false),
+            &mut |info| completed = info.pv.first().copied(),
+        );
+        (completed, result)
+    }
+
+    /// A node limit that stops an iteration after a new move has beaten the previous best
+    /// plays that move, not the last completed iteration's choice, and reports it whole.
+    #[test]
+    fn a_better_move_found_in_an_unfinished_iteration_is_played() {
+        let registry = Registry::builtin();
+        let positions: Vec<Position> = bench_positions(&registry)
+            .into_iter()
+            .filter(|p| p.variant().name() == "opulent")
+            .collect();
+        let mut switched = 0;
+        for pos in &positions {
+            for nodes in (1..=20).map(|k| k * 1_500) {
+                let (completed, result) = answer(pos, nodes);
+                let best = result.best_move;
+                assert!(best.is_some_and(|m| pos.is_legal(m)), "{nodes}: {best:?}");
+                assert_eq!(result.pv.first().copied(), best);
+                assert_eq!(result.lines[0].pv.first().copied(), best);
+                assert_eq!(result.lines[0].score, result.score);
+                if completed.is_some() && best != completed {
+                    switched += 1;
+                    // The same search again gives the same answer: nothing here is timing.
+                    assert_eq!(answer(pos, nodes).1.best_move, best);
+                }
+            }
+        }
+        assert!(
+            switched > 0,
+            "no search played a move found after its last iteration"
         );
     }
 }

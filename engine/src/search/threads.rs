@@ -111,6 +111,9 @@ pub(crate) struct ThreadData<'a> {
     pub(crate) root_depth: i32,
     /// Depth of the last completed iteration.
     pub(crate) completed_depth: u32,
+    /// A root move that beat the first move of the iteration being searched (its search at
+    /// this depth completed with a score above alpha), for when the iteration is cut short.
+    pub(crate) interim_best: Option<RootMove>,
     /// Incremental evaluation sums, one per position on the current line.
     acc: Vec<Acc>,
     /// Whether the side to move is in check, one per position on the current line.
@@ -154,6 +157,7 @@ impl<'a> ThreadData<'a> {
             root_moves,
             root_depth: 0,
             completed_depth: 0,
+            interim_best: None,
             acc: Vec::with_capacity(2 * MAX_PLY),
             checks: Vec::with_capacity(2 * MAX_PLY),
             moved: Vec::with_capacity(2 * MAX_PLY),
