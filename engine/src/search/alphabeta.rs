@@ -84,6 +84,10 @@ pub(crate) fn search_root(
         let m = td.root_moves[i].mv;
         let quiet = is_quiet(&td.pos, m);
         let nodes_before = td.nodes;
+        // The child's PV starts empty: only a PV search writes it, so after a null-window
+        // search alone (a fail high, or a move played from an unfinished iteration) it would
+        // otherwise still hold the line of an earlier root move.
+        td.pv_len[1] = 1;
         let gives_check = td.play(m);
         td.count_node();
         let new_depth = depth - 1 + i32::from(gives_check && features.check_extension);
