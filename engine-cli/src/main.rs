@@ -4,13 +4,15 @@
 //! counts), `bench` (the search signature, [`bench`](mod@bench)), `match` (a refereed match
 //! between two UCI engines, this one included, [`matches`]), `tune-data` (labelled positions
 //! for the tuner, [`tunedata`]), `datagen` (scored positions for training a network,
-//! [`datagen`](mod@datagen)) and `tune` (fits a variant's evaluation weights to such
+//! [`datagen`](mod@datagen)), `rescore` (relabels such positions with a deeper search,
+//! [`rescore`](mod@rescore)) and `tune` (fits a variant's evaluation weights to such
 //! positions and writes them as a parameter file). The library itself never prints;
 //! everything that talks to a terminal or a protocol lives in this package.
 
 mod bench;
 mod datagen;
 mod matches;
+mod rescore;
 mod tunedata;
 mod uci;
 
@@ -76,6 +78,9 @@ enum Command {
     /// Writes scored quiet self-play positions with their game results in the binary format
     /// the network trainer reads (resumable: run it again with the same arguments).
     Datagen(DatagenArgs),
+    /// Relabels the positions of a `datagen` file with a deeper search, dropping those that
+    /// are no longer quiet (resumable: run it again with the same arguments).
+    Rescore(RescoreArgs),
     /// Fits a variant's evaluation weights to labelled positions (Texel's method) and writes
     /// them as a parameter file.
     Tune(TuneArgs),
@@ -156,6 +161,30 @@ struct DatagenArgs {
     eval_file: Option<std::path::PathBuf>,
 }
 
+/// Arguments of `rescore`.
+#[derive(Debug, Args)]
+struct RescoreArgs {
+    /// The `datagen` file to relabel (its variant is the file's).
+    #[arg(long = "in")]
+    input: std::path::PathBuf,
+    /// Output file, in the same format.
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// Nodes per position.
+    #[arg(long, default_value_t = 20000, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: u64,
+    /// Rescore only the first this many games of the input.
+    #[arg(long)]
+    games: Option<usize>,
+    /// Positions searched at once (one search thread each).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+    /// Search with this network (for the file's variant); default: the hand-written
+    /// evaluation alone.
+    #[arg(long)]
+    eval_file: Option<std::path::PathBuf>,
+}
+
 /// Arguments of `tune-data`.
 #[derive(Debug, Args)]
 struct TuneDataArgs {
@@ -195,6 +224,7 @@ fn main() -> ExitCode {
         Some(Command::TuneData(args)) => tune_data_main(&args),
         Some(Command::Tune(args)) => tune_main(&args),
         Some(Command::Datagen(args)) => datagen_main(&args),
+        Some(Command::Rescore(args)) => rescore_main(&args),
     }
 }
 
@@ -451,12 +481,53 @@ fn datagen_main(args: &DatagenArgs) -> ExitCode {
     })
 }
 
+fn rescore_main(args: &RescoreArgs) -> ExitCode {
+    let net = match args.eval_file.as_deref().map(load_net) {
+        None => None,
+        Some(Ok(net)) => Some(net),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    let cfg = rescore::RescoreConfig {
+        nodes: args.nodes,
+        games: args.games,
+        threads: args.threads as usize,
+        net,
+    };
+    match rescore::run(&args.input, &args.out, &cfg, &mut io::stderr()) {
+        Ok(s) => {
+            eprintln!(
+                "searched {} positions of {} games, wrote {} to {} (mean score change {:.1} cp)",
+                s.searched,
+                s.games,
+                s.kept,
+                args.out.display(),
+                s.mean_change
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A network file, kept for the process's life (searches borrow it as `'static`).
+fn load_net(path: &std::path::Path) -> Result<&'static Network, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let net = Network::load(&bytes, &Registry::builtin())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Box::leak(Box::new(net)))
+}
+
 /// The network of `datagen --eval-file`, which must be for `variant` (kept for the process's
 /// life: searches borrow it as `'static`).
 fn datagen_net(path: &std::path::Path, variant: &str) -> Result<&'static Network, String> {
     let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let bytes = std::fs::read(path).map_err(|e| failed(&e))?;
-    let net = Network::load(&bytes, &Registry::builtin()).map_err(|e| failed(&e))?;
+    let net = load_net(path)?;
     if !net.variant_name().eq_ignore_ascii_case(variant) {
         return Err(failed(&format!(
             "is a network for {}, not {variant}",
