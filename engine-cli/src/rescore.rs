@@ -176,6 +176,16 @@ pub fn run(
     cfg: &RescoreConfig,
     progress: &mut (impl Write + Send),
 ) -> Result<RescoreSummary, RescoreError> {
+    // The output is opened for appending after its whole games: were it the input, the run
+    // would find every game done and leave the labels as they were.
+    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize())
+        && a == b
+    {
+        return Err(RescoreError::Data {
+            path: output.display().to_string(),
+            what: "is the input file: write the relabelled positions to another --out".into(),
+        });
+    }
     let (name, mut games) = read_games(input)?;
     let variant = Registry::builtin()
         .get(&name)
@@ -385,6 +395,11 @@ mod tests {
             &mut io::sink(),
         );
         assert!(matches!(refused, Err(RescoreError::Data { .. })));
+        // So is writing over the input.
+        let before = std::fs::read(&input).unwrap();
+        let same = run(&input, &input, &cfg(None), &mut io::sink());
+        assert!(matches!(same, Err(RescoreError::Data { .. })), "{same:?}");
+        assert_eq!(std::fs::read(&input).unwrap(), before);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
