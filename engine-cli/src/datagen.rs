@@ -8,19 +8,15 @@
 //! run the same command again and the games it lacks are played (game N depends only on the
 //! seed and N, so the file holds the same games whatever the interruptions).
 
-use std::collections::HashSet;
-use std::fs::File;
-use std::io::{self, BufReader, Write};
+use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use variant_engine::{
-    DataError, DataReader, PackedPosition, Searcher, SearcherConfig, Variant, data_header,
-    scan_data, write_game,
-};
+use variant_engine::{PackedPosition, Searcher, SearcherConfig, Variant};
 
+use crate::gamefile::{GameOutput, OpenError};
 use crate::tunedata::{self, TuneDataConfig};
 
 /// Why a `datagen` run failed.
@@ -60,40 +56,14 @@ pub fn run(
         path: path.display().to_string(),
         source,
     };
-    let (keep, done) = match File::open(path) {
-        Ok(f) => {
-            let mut reader =
-                DataReader::new(BufReader::new(f)).map_err(|e| DatagenError::Mismatch {
-                    path: path.display().to_string(),
-                    what: e.to_string(),
-                })?;
-            if reader.variant_name() != variant.name() {
-                return Err(DatagenError::Mismatch {
-                    path: path.display().to_string(),
-                    what: format!(
-                        "holds {} positions, not {}",
-                        reader.variant_name(),
-                        variant.name()
-                    ),
-                });
-            }
-            let (keep, games, _) = scan_data(&mut reader).map_err(|e| match e {
-                DataError::Io(e) => io_err(e),
-                other => DatagenError::Mismatch {
-                    path: path.display().to_string(),
-                    what: other.to_string(),
-                },
-            })?;
-            (keep, games.into_iter().collect::<HashSet<u32>>())
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => (0, HashSet::new()),
-        Err(e) => return Err(io_err(e)),
-    };
-    let mut file = crate::tunedata::open_after(path, keep).map_err(io_err)?;
-    if keep == 0 {
-        file.write_all(&data_header(variant.name()))
-            .map_err(io_err)?;
-    }
+    let output = GameOutput::open(path, variant.name()).map_err(|e| match e {
+        OpenError::Io(source) => io_err(source),
+        OpenError::Mismatch(what) => DatagenError::Mismatch {
+            path: path.display().to_string(),
+            what,
+        },
+    })?;
+    let done = output.done();
     let todo: Vec<u64> = (1..=cfg.games)
         .filter(|&g| !done.contains(&(g as u32)))
         .collect();
@@ -105,12 +75,10 @@ pub fn run(
             todo.len()
         );
     }
-    let file = Mutex::new(file);
     let progress = Mutex::new(progress);
     let next = AtomicUsize::new(0);
     let written = AtomicU64::new(0);
     let finished = AtomicU64::new(0);
-    let failure: Mutex<Option<io::Error>> = Mutex::new(None);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
@@ -119,7 +87,7 @@ pub fn run(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&game) = todo.get(i) else { break };
-                    if failure.lock().is_ok_and(|f| f.is_some()) {
+                    if output.failed() {
                         break;
                     }
                     let mut kept = Vec::new();
@@ -134,14 +102,7 @@ pub fn run(
                     for p in &mut kept {
                         p.result = code;
                     }
-                    let outcome = file.lock().map_or_else(
-                        |_| Err(io::Error::other("writer poisoned")),
-                        |mut f| write_game(&mut *f, game as u32, &kept).and_then(|()| f.flush()),
-                    );
-                    if let Err(e) = outcome {
-                        if let Ok(mut f) = failure.lock() {
-                            *f = Some(e);
-                        }
+                    if !output.write(game as u32, &kept) {
                         break;
                     }
                     let total =
@@ -162,17 +123,15 @@ pub fn run(
             });
         }
     });
-    if let Some(e) = failure.into_inner().ok().flatten() {
-        return Err(io_err(e));
-    }
+    output.finish().map_err(io_err)?;
     Ok(written.into_inner())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs::OpenOptions;
-    use variant_engine::{Record, Registry};
+    use std::fs::{File, OpenOptions};
+    use variant_engine::{DataReader, Record, Registry};
 
     #[test]
     fn a_parallel_run_resumes_and_holds_every_game_once() {

@@ -11,6 +11,7 @@
 
 mod bench;
 mod datagen;
+mod gamefile;
 mod matches;
 mod rescore;
 mod tunedata;

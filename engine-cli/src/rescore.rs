@@ -14,7 +14,6 @@
 //! The output is written game by game in the same format, so an interrupted run resumes:
 //! run the same command again and only the games the output lacks are searched.
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufReader, Write};
 use std::path::Path;
@@ -24,10 +23,11 @@ use std::time::Instant;
 
 use variant_engine::{
     Color, DataError, DataReader, Limits, MoveKind, Network, PackedPosition, Record, Registry,
-    Score, SearchOptions, Searcher, SearcherConfig, Variant, data_header, scan_data, write_game,
+    Score, SearchOptions, Searcher, SearcherConfig, Variant,
 };
 
-use crate::tunedata::{MAX_ABS_SCORE, open_after};
+use crate::gamefile::{GameOutput, OpenError};
+use crate::tunedata::MAX_ABS_SCORE;
 
 /// Why a `rescore` run failed.
 #[derive(Debug, thiserror::Error)]
@@ -104,34 +104,6 @@ fn read_games(path: &Path) -> Result<(String, Vec<Game>), RescoreError> {
         }
     }
     Ok((name, games))
-}
-
-/// The games already in `path` (a resumed output) and the byte length that holds them whole;
-/// `(0, {})` when it does not exist.
-fn done_games(path: &Path, variant: &str) -> Result<(u64, HashSet<u32>), RescoreError> {
-    let data_err = |what: String| RescoreError::Data {
-        path: path.display().to_string(),
-        what,
-    };
-    match File::open(path) {
-        Ok(f) => {
-            let mut reader =
-                DataReader::new(BufReader::new(f)).map_err(|e| data_err(e.to_string()))?;
-            if reader.variant_name() != variant {
-                return Err(data_err(format!(
-                    "holds {} positions, not {variant}",
-                    reader.variant_name()
-                )));
-            }
-            let (keep, games, _) = scan_data(&mut reader).map_err(|e| data_err(e.to_string()))?;
-            Ok((keep, games.into_iter().collect()))
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((0, HashSet::new())),
-        Err(source) => Err(RescoreError::Io {
-            path: path.display().to_string(),
-            source,
-        }),
-    }
 }
 
 /// Searches one position; the new record when it is still quiet, else `None`.
@@ -212,12 +184,14 @@ pub fn run(
         path: output.display().to_string(),
         source,
     };
-    let (keep, done) = done_games(output, variant.name())?;
-    let mut file = open_after(output, keep).map_err(io_err)?;
-    if keep == 0 {
-        file.write_all(&data_header(variant.name()))
-            .map_err(io_err)?;
-    }
+    let out_file = GameOutput::open(output, variant.name()).map_err(|e| match e {
+        OpenError::Io(source) => io_err(source),
+        OpenError::Mismatch(what) => RescoreError::Data {
+            path: output.display().to_string(),
+            what,
+        },
+    })?;
+    let done = out_file.done();
     let todo: Vec<&Game> = games.iter().filter(|(n, _)| !done.contains(n)).collect();
     if !done.is_empty() {
         let _ = writeln!(
@@ -235,14 +209,12 @@ pub fn run(
     let mut options = SearchOptions::default();
     options.features.eval.net = cfg.net;
 
-    let file = Mutex::new(file);
     let progress = Mutex::new(progress);
     let next = AtomicUsize::new(0);
     let searched = AtomicU64::new(0);
     let kept = AtomicU64::new(0);
     let finished = AtomicU64::new(0);
     let change_sum = AtomicU64::new(0);
-    let failure: Mutex<Option<io::Error>> = Mutex::new(None);
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..cfg.threads.max(1) {
@@ -253,7 +225,7 @@ pub fn run(
                     let Some(&(game, ref positions)) = todo.get(i).copied() else {
                         break;
                     };
-                    if failure.lock().is_ok_and(|f| f.is_some()) {
+                    if out_file.failed() {
                         break;
                     }
                     searcher.clear();
@@ -267,14 +239,7 @@ pub fn run(
                             out.push(new);
                         }
                     }
-                    let outcome = file.lock().map_or_else(
-                        |_| Err(io::Error::other("writer poisoned")),
-                        |mut f| write_game(&mut *f, game, &out).and_then(|()| f.flush()),
-                    );
-                    if let Err(e) = outcome {
-                        if let Ok(mut f) = failure.lock() {
-                            *f = Some(e);
-                        }
+                    if !out_file.write(game, &out) {
                         break;
                     }
                     kept.fetch_add(out.len() as u64, Ordering::Relaxed);
@@ -295,9 +260,7 @@ pub fn run(
             });
         }
     });
-    if let Some(e) = failure.into_inner().ok().flatten() {
-        return Err(io_err(e));
-    }
+    out_file.finish().map_err(io_err)?;
     let kept = kept.into_inner();
     Ok(RescoreSummary {
         games: finished.into_inner(),
