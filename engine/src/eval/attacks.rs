@@ -101,7 +101,12 @@ impl AttackTables {
 /// The squares `sq`'s piece of kind `kind` attacks (could capture on) and the squares it
 /// moves to when they are empty.
 #[inline]
-fn piece_reach(v: &Variant, kind: usize, sq: Square, occupied: Bitboard) -> (Bitboard, Bitboard) {
+pub(crate) fn piece_reach(
+    v: &Variant,
+    kind: usize,
+    sq: Square,
+    occupied: Bitboard,
+) -> (Bitboard, Bitboard) {
     let info = &v.kinds[kind];
     let t = &v.tables;
     let i = sq.index();

@@ -35,6 +35,7 @@ mod tune;
 
 use std::sync::Arc;
 
+pub(crate) use attacks::piece_reach;
 pub use params::{EvalParams, ParamsError};
 pub(crate) use pawns::PawnCache;
 pub use terms::EvalTerms;

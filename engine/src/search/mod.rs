@@ -40,6 +40,7 @@ mod qsearch;
 mod score;
 mod see;
 mod threads;
+mod threats;
 mod time;
 mod tt;
 mod wdl;
@@ -60,6 +61,7 @@ use crate::search::ordering::{AllMoves, score_moves};
 use crate::search::score::{INF, MATE, MATE_BOUND, is_decided, terminal_score};
 use crate::search::see::SeeValues;
 use crate::search::threads::{MAX_PLY, RootMove, Shared, ThreadData, run_lazy_smp};
+use crate::search::threats::ThreatTables;
 use crate::search::time::{DEFAULT_DEPTH, TimeManager};
 use crate::search::tt::TranspositionTable;
 
@@ -235,10 +237,12 @@ impl Searcher {
         let see = SeeValues::new(&values, pos.variant().royal_kind().map(PieceKind::index));
         // Level 20 is full strength: only 0..=19 weaken the play.
         let skill = options.skill_level.filter(|&l| l < 20);
+        let threats = ThreatTables::new(pos.variant(), &see);
         let shared = Shared {
             tt: &self.tt,
             evaluator,
             see,
+            threats,
             time: TimeManager::new(limits, pos.side_to_move(), start),
             stop,
             abort: AtomicBool::new(false),

@@ -26,6 +26,9 @@ pub struct Features {
     /// Quiet moves a rule family's quiescence hook selects (Decima: moves onto the tenth
     /// rank).
     pub quiet_hook: bool,
+    /// Quiet-move ordering by threats: escapes from a cheaper enemy piece's attack first,
+    /// steps into one last.
+    pub threat_order: bool,
     /// Evaluation terms.
     pub eval: EvalTerms,
 }
@@ -40,6 +43,7 @@ impl Default for Features {
             aspiration: true,
             check_extension: true,
             quiet_hook: true,
+            threat_order: true,
             eval: EvalTerms::default(),
         }
     }
@@ -74,7 +78,7 @@ pub struct SearchOptions {
 /// Why an options string was rejected: the item that is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid engine config item {0:?} (expected e.g. null=off,lmr=off,tt=off,prune=off,asp=off,ext=off,mobility=off,pst=off,pawns=off,king=off,threats=off,decima=off,drops=off,qhook=off,skill=5)"
+    "invalid engine config item {0:?} (expected e.g. null=off,lmr=off,tt=off,prune=off,asp=off,ext=off,mobility=off,pst=off,pawns=off,king=off,threats=off,decima=off,drops=off,qhook=off,evade=off,skill=5)"
 )]
 pub struct SearchOptionsError(pub String);
 
@@ -110,6 +114,7 @@ impl FromStr for SearchOptions {
                 "decima" => f.eval.decima = on,
                 "drops" => f.eval.drops = on,
                 "qhook" => f.quiet_hook = on,
+                "evade" => f.threat_order = on,
                 "skill" => {
                     let level: u8 = value.parse().map_err(|_| err())?;
                     if level > 20 {
@@ -139,6 +144,8 @@ mod tests {
         let c: SearchOptions = "decima=off,drops=off,qhook=off".parse().unwrap();
         assert!(!c.features.eval.decima && !c.features.eval.drops && !c.features.quiet_hook);
         assert!(c.features.eval.pst && c.features.null_move);
+        let e: SearchOptions = "evade=off".parse().unwrap();
+        assert!(!e.features.threat_order && e.features.quiet_hook);
         assert!("bogus=on".parse::<SearchOptions>().is_err());
         assert!("null".parse::<SearchOptions>().is_err());
     }

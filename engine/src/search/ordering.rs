@@ -1,5 +1,5 @@
 //! Move ordering: the hash move first, then winning captures (MVV-LVA) and promotions,
-//! killers, quiet moves by history, and losing captures last.
+//! killers, quiet moves by history and threats (`threats.rs`), and losing captures last.
 //!
 //! "Losing" is a cheap SEE stand-in that works for any piece set: a capture of a cheaper piece
 //! onto a square the opponent defends. A full exchange evaluation would have to model hopping
@@ -139,6 +139,8 @@ pub(crate) fn score_moves(
     let killers = td.killers[ply];
     let contexts = td.contexts();
     let counter = contexts[0].and_then(|c| td.hist.counter(c));
+    let tables = &td.shared.threats;
+    let threats = td.shared.features.threat_order.then(|| tables.compute(pos));
     for sm in list.iter_mut() {
         let m = sm.mv;
         sm.score = if Some(m) == tt_move {
@@ -160,6 +162,7 @@ pub(crate) fn score_moves(
             COUNTER
         } else {
             td.hist.quiet_score(pos, m, contexts)
+                + threats.as_ref().map_or(0, |t| tables.adjustment(pos, t, m))
         };
     }
 }

@@ -17,6 +17,7 @@ use crate::search::history::{Context, Histories, ScoredMove};
 use crate::search::lmr::LmrTable;
 use crate::search::options::Features;
 use crate::search::see::SeeValues;
+use crate::search::threats::ThreatTables;
 use crate::search::time::TimeManager;
 use crate::search::tt::TranspositionTable;
 
@@ -40,6 +41,8 @@ pub(crate) struct Shared<'a> {
     pub(crate) evaluator: Evaluator,
     /// Piece values and capture order of the static exchange evaluation.
     pub(crate) see: SeeValues,
+    /// Which kinds count as cheaper than which, for quiet-move ordering by threats.
+    pub(crate) threats: ThreatTables,
     /// Stop conditions.
     pub(crate) time: TimeManager,
     /// The caller's stop flag.
