@@ -33,6 +33,7 @@ pub(crate) struct ThreatTables {
     cheaper: [KindMask; MAX_KINDS],
     /// Per kind: the ordering bonus of an escape (and penalty of a step into an attack).
     weight: [i32; MAX_KINDS],
+    /// The pawn kind: its attacks threaten every piece.
     pawn: Option<usize>,
 }
 
