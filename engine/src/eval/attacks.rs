@@ -33,6 +33,32 @@ use crate::variant::{KindMask, Role, Variant};
 /// victim's by more than this (so a knight does not "threaten" a bishop of about its value).
 const CHEAPER_MARGIN: i32 = 50;
 
+/// The kinds that move by their own pattern (neither pawns nor a royal king): the attackers
+/// and victims whose attacks the threat terms compare.
+pub(crate) fn piece_kinds(variant: &Variant) -> Vec<usize> {
+    (0..variant.kind_count())
+        .filter(|&k| variant.kinds[k].role == Role::Piece)
+        .collect()
+}
+
+/// Per victim kind among `pieces`: the kinds of `pieces` cheaper than it by more than
+/// [`CHEAPER_MARGIN`] under `value`. The evaluation compares the spec's values and the move
+/// ordering the search's exchange values, so the value is the caller's.
+pub(crate) fn cheaper_masks(
+    pieces: &[usize],
+    value: impl Fn(usize) -> i32,
+) -> [KindMask; MAX_KINDS] {
+    let mut cheaper = [0; MAX_KINDS];
+    for &v in pieces {
+        for &k in pieces {
+            if value(k) + CHEAPER_MARGIN < value(v) {
+                cheaper[v] |= 1 << k;
+            }
+        }
+    }
+    cheaper
+}
+
 /// Per-variant tables of the attack pass, built once per search.
 #[derive(Debug)]
 pub(super) struct AttackTables {
@@ -53,19 +79,8 @@ impl AttackTables {
     /// Tables for `variant`.
     pub(super) fn new(variant: &Variant) -> Self {
         let size = variant.size();
-        let kinds = variant.kind_count();
-        let pieces: Vec<usize> = (0..kinds)
-            .filter(|&k| variant.kinds[k].role == Role::Piece)
-            .collect();
-        let spec_value = |k: usize| variant.pieces()[k].value;
-        let mut cheaper = [0; MAX_KINDS];
-        for &v in &pieces {
-            for &k in &pieces {
-                if spec_value(k) + CHEAPER_MARGIN < spec_value(v) {
-                    cheaper[v] |= 1 << k;
-                }
-            }
-        }
+        let pieces = piece_kinds(variant);
+        let cheaper = cheaper_masks(&pieces, |k| variant.pieces()[k].value);
         let mut zone = Box::new(ByColor([[Bitboard::EMPTY; SQUARE_COUNT]; 2]));
         let mut shield = Box::new(ByColor([[Bitboard::EMPTY; SQUARE_COUNT]; 2]));
         for sq in size.squares() {

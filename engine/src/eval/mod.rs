@@ -35,7 +35,7 @@ mod tune;
 
 use std::sync::Arc;
 
-pub(crate) use attacks::piece_reach;
+pub(crate) use attacks::{cheaper_masks, piece_kinds, piece_reach};
 pub use params::{EvalParams, ParamsError};
 pub(crate) use pawns::PawnCache;
 pub use terms::EvalTerms;

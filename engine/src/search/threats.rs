@@ -8,16 +8,12 @@
 //! far more than the pawn or minor piece that attacks them, and about 90 moves to sort.
 
 use crate::bitboard::Bitboard;
-use crate::eval::piece_reach;
+use crate::eval::{cheaper_masks, piece_kinds, piece_reach};
 use crate::moves::MoveKind;
 use crate::piece::MAX_KINDS;
 use crate::position::Position;
 use crate::search::see::SeeValues;
-use crate::variant::{KindMask, Role, Variant};
-
-/// An attacker counts as cheaper when its value is below the victim's by more than this (a
-/// knight does not threaten a bishop of about its value).
-const CHEAPER_MARGIN: i32 = 50;
+use crate::variant::{KindMask, Variant};
 
 /// The ordering bonus (or penalty) per centipawn of the moving piece's value; quiet scores
 /// are the histories' sum, within about ±49,000.
@@ -40,18 +36,11 @@ pub(crate) struct ThreatTables {
 impl ThreatTables {
     /// Tables for `variant` with the search's exchange values.
     pub(crate) fn new(variant: &Variant, values: &SeeValues) -> Self {
-        let pieces: Vec<usize> = (0..variant.kind_count())
-            .filter(|&k| variant.kinds[k].role == Role::Piece)
-            .collect();
-        let mut cheaper = [0; MAX_KINDS];
+        let pieces = piece_kinds(variant);
+        let cheaper = cheaper_masks(&pieces, |k| values.value(k));
         let mut weight = [0; MAX_KINDS];
         for &v in &pieces {
             weight[v] = values.value(v) * PER_CP;
-            for &k in &pieces {
-                if values.value(k) + CHEAPER_MARGIN < values.value(v) {
-                    cheaper[v] |= 1 << k;
-                }
-            }
         }
         Self {
             pieces,
