@@ -59,6 +59,30 @@ pub(crate) fn cheaper_masks(
     cheaper
 }
 
+/// The squares `color`'s pawns (of kind `pawn`, if the variant has pawns) attack.
+#[inline]
+pub(crate) fn pawn_attack_map(pos: &Position, pawn: Option<usize>, color: Color) -> Bitboard {
+    let mut attacks = Bitboard::EMPTY;
+    if let Some(p) = pawn {
+        for sq in pos.by_kind[p] & pos.by_color[color] {
+            attacks |= pos.variant.pawn_attacks[color][sq.index()];
+        }
+    }
+    attacks
+}
+
+/// The union of `of(k)` over the kinds `k` in `mask`: for example the squares attacked by
+/// any kind cheaper than a victim, given each kind's attacks.
+#[inline]
+pub(crate) fn union_of_kinds(mut mask: KindMask, of: impl Fn(usize) -> Bitboard) -> Bitboard {
+    let mut union = Bitboard::EMPTY;
+    while mask != 0 {
+        union |= of(mask.trailing_zeros() as usize);
+        mask &= mask - 1;
+    }
+    union
+}
+
 /// Per-variant tables of the attack pass, built once per search.
 #[derive(Debug)]
 pub(super) struct AttackTables {
@@ -174,14 +198,7 @@ pub(super) fn piece_terms<T: Trace>(
 ) -> Attacked {
     let v = &*pos.variant;
     let occupied = pos.occupied();
-    let mut pawn_attacks = ByColor([Bitboard::EMPTY; 2]);
-    if let Some(p) = tables.pawn {
-        for c in Color::ALL {
-            for sq in pos.by_kind[p] & pos.by_color[c] {
-                pawn_attacks[c] |= v.pawn_attacks[c][sq.index()];
-            }
-        }
-    }
+    let pawn_attacks = ByColor(Color::ALL.map(|c| pawn_attack_map(pos, tables.pawn, c)));
     let mut all = pawn_attacks;
     let mut by_kind = [ByColor([Bitboard::EMPTY; 2]); MAX_KINDS];
     // Where each side's pieces of a kind can move to an empty square (differs from the
@@ -300,12 +317,7 @@ pub(super) fn piece_terms<T: Trace>(
                 if layout.threat_pawn[k] != NONE {
                     sum.add(c, layout.threat_pawn[k], by_pawn.count() as i32);
                 }
-                let mut cheaper = Bitboard::EMPTY;
-                let mut mask = tables.cheaper[k];
-                while mask != 0 {
-                    cheaper |= by_kind[mask.trailing_zeros() as usize][c];
-                    mask &= mask - 1;
-                }
+                let cheaper = union_of_kinds(tables.cheaper[k], |a| by_kind[a][c]);
                 let by_lesser = victims & cheaper & !by_pawn;
                 sum.add(c, layout.threat_lesser[k], by_lesser.count() as i32);
             }

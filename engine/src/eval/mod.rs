@@ -35,7 +35,9 @@ mod tune;
 
 use std::sync::Arc;
 
-pub(crate) use attacks::{cheaper_masks, piece_kinds, piece_reach};
+pub(crate) use attacks::{
+    cheaper_masks, pawn_attack_map, piece_kinds, piece_reach, union_of_kinds,
+};
 pub use params::{EvalParams, ParamsError};
 pub(crate) use pawns::PawnCache;
 pub use terms::EvalTerms;

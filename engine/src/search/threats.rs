@@ -8,7 +8,7 @@
 //! far more than the pawn or minor piece that attacks them, and about 90 moves to sort.
 
 use crate::bitboard::Bitboard;
-use crate::eval::{cheaper_masks, piece_kinds, piece_reach};
+use crate::eval::{cheaper_masks, pawn_attack_map, piece_kinds, piece_reach, union_of_kinds};
 use crate::moves::MoveKind;
 use crate::piece::MAX_KINDS;
 use crate::position::Position;
@@ -55,12 +55,7 @@ impl ThreatTables {
         let v = &*pos.variant;
         let them = !pos.side;
         let occupied = pos.occupied();
-        let mut pawn_attacks = Bitboard::EMPTY;
-        if let Some(p) = self.pawn {
-            for sq in pos.by_kind[p] & pos.by_color[them] {
-                pawn_attacks |= v.pawn_attacks[them][sq.index()];
-            }
-        }
+        let pawn_attacks = pawn_attack_map(pos, self.pawn, them);
         let mut by_kind = [Bitboard::EMPTY; MAX_KINDS];
         for &k in &self.pieces {
             for sq in pos.by_kind[k] & pos.by_color[them] {
@@ -73,13 +68,7 @@ impl ThreatTables {
             if (pos.by_kind[k] & ours).is_empty() {
                 continue;
             }
-            let mut attacked = pawn_attacks;
-            let mut mask = self.cheaper[k];
-            while mask != 0 {
-                attacked |= by_kind[mask.trailing_zeros() as usize];
-                mask &= mask - 1;
-            }
-            unsafe_for[k] = attacked;
+            unsafe_for[k] = pawn_attacks | union_of_kinds(self.cheaper[k], |a| by_kind[a]);
         }
         Threats { unsafe_for }
     }
