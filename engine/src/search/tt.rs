@@ -6,9 +6,11 @@
 //! one, data word from the other) fails verification and reads as a miss instead of corrupting
 //! the search (Hyatt's lockless xor trick). `Relaxed` ordering suffices for that reason.
 //!
-//! Replacement is depth-preferred with aging: a store overwrites the entry with the same key,
-//! else the entry whose `depth - 4 * age` is lowest, where `age` counts searches since the entry
-//! was written.
+//! Replacement is depth-preferred with aging: a store overwrites the entry with the same key
+//! (unless that entry is more than two plies deeper and the new result is not exact), else the
+//! entry whose `depth - 4 * age` is lowest, where `age` counts searches since the entry was last
+//! written or probed. A probe re-stamps the entry it finds, so what the current search uses
+//! stays, whichever search wrote it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -228,6 +230,8 @@ impl TranspositionTable {
                     3 => Bound::Exact,
                     _ => continue,
                 };
+                // An entry this search uses is this search's: it must not age out.
+                Self::refresh(b, way, key, d, self.generation());
                 return Some(Entry {
                     mv: decode_move(d & ((1 << MOVE_BITS) - 1)),
                     score: i32::from((d >> SCORE_SHIFT) as u16 as i16),
@@ -257,8 +261,12 @@ impl TranspositionTable {
                 // Same position: keep the older move when this search found none, and keep a
                 // much deeper result from this search over a shallow one.
                 let old_depth = (d >> DEPTH_SHIFT & 0xff) as i32;
-                let old_gen = d >> GEN_SHIFT & 0xff;
-                if bound != Bound::Exact && old_gen == generation && old_depth > depth + 2 {
+                if bound != Bound::Exact && old_depth > depth + 2 {
+                    // A much deeper result stays, whichever search wrote it: the searches of
+                    // one game's moves revisit the same positions, and a shallow result of
+                    // this search's first iterations would otherwise erase the last one's
+                    // deep work. It is marked as this search's so it does not age out.
+                    Self::refresh(b, way, key, d, generation);
                     return;
                 }
                 let mv = mv.or_else(|| decode_move(d & ((1 << MOVE_BITS) - 1)));
@@ -274,6 +282,17 @@ impl TranspositionTable {
             }
         }
         Self::write(b, victim, key, mv, score, depth, bound, generation);
+    }
+
+    /// Re-stamps the entry in `way` (data word `d`, key `key`) with `generation` when it has
+    /// an older one.
+    #[inline]
+    fn refresh(b: &Bucket, way: usize, key: u64, d: u64, generation: u64) {
+        if d >> GEN_SHIFT & 0xff != generation {
+            let data = d & !(0xff << GEN_SHIFT) | generation << GEN_SHIFT;
+            b.0[2 * way].store(key ^ data, Ordering::Relaxed);
+            b.0[2 * way + 1].store(data, Ordering::Relaxed);
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -335,5 +354,40 @@ mod tests {
         assert!(tt.probe(0xdead_bee0).is_none());
         tt.clear();
         assert!(tt.probe(0xdead_beef).is_none());
+    }
+
+    #[test]
+    fn a_deep_result_survives_a_later_searchs_shallow_one() {
+        let tt = TranspositionTable::new(1);
+        let m = Move::normal(sq("e2"), sq("e4"));
+        tt.store(77, Some(m), 50, 10, Bound::Lower);
+        tt.new_search();
+        tt.store(77, None, -20, 2, Bound::Upper);
+        let e = tt.probe(77).unwrap();
+        assert_eq!((e.depth, e.score, e.bound), (10, 50, Bound::Lower));
+        // An exact result always replaces.
+        tt.store(77, None, 5, 3, Bound::Exact);
+        let e = tt.probe(77).unwrap();
+        assert_eq!(
+            (e.depth, e.score, e.bound, e.mv),
+            (3, 5, Bound::Exact, Some(m))
+        );
+    }
+
+    #[test]
+    fn a_probed_entry_does_not_age_out() {
+        let tt = TranspositionTable::new(1);
+        // Small keys share the first bucket (its index is the key's top bits).
+        for key in 1..=4 {
+            tt.store(key, None, 0, 5, Bound::Lower);
+        }
+        tt.new_search();
+        tt.new_search();
+        // Entry 1 is used by this search; the other three are two searches old.
+        assert!(tt.probe(1).is_some());
+        tt.store(5, None, 0, 1, Bound::Lower);
+        assert!(tt.probe(1).is_some(), "the probed entry was replaced");
+        assert!(tt.probe(5).is_some());
+        assert_eq!((2..=4).filter(|&k| tt.probe(k).is_some()).count(), 2);
     }
 }
