@@ -259,7 +259,7 @@ impl TranspositionTable {
             }
             if k ^ d == key {
                 // Same position: keep the older move when this search found none, and keep a
-                // much deeper result from this search over a shallow one.
+                // much deeper result over a shallow one.
                 let old_depth = (d >> DEPTH_SHIFT & 0xff) as i32;
                 if bound != Bound::Exact && old_depth > depth + 2 {
                     // A much deeper result stays, whichever search wrote it: the searches of
