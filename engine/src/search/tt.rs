@@ -290,9 +290,15 @@ impl TranspositionTable {
     fn refresh(b: &Bucket, way: usize, key: u64, d: u64, generation: u64) {
         if d >> GEN_SHIFT & 0xff != generation {
             let data = d & !(0xff << GEN_SHIFT) | generation << GEN_SHIFT;
-            b.0[2 * way].store(key ^ data, Ordering::Relaxed);
-            b.0[2 * way + 1].store(data, Ordering::Relaxed);
+            Self::put(b, way, key, data);
         }
+    }
+
+    /// Writes the data word `data` for `key` into `way`.
+    #[inline]
+    fn put(b: &Bucket, way: usize, key: u64, data: u64) {
+        b.0[2 * way].store(key ^ data, Ordering::Relaxed);
+        b.0[2 * way + 1].store(data, Ordering::Relaxed);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -312,8 +318,7 @@ impl TranspositionTable {
             | (depth.clamp(0, 255) as u64) << DEPTH_SHIFT
             | (bound as u64) << BOUND_SHIFT
             | generation << GEN_SHIFT;
-        b.0[2 * way].store(key ^ data, Ordering::Relaxed);
-        b.0[2 * way + 1].store(data, Ordering::Relaxed);
+        Self::put(b, way, key, data);
     }
 }
 
