@@ -10,8 +10,8 @@ use crate::geometry::Square;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::search::ordering::{
-    AllMoves, TacticalMoves, captured_kind, is_quiet, pick, pick_ordered, score_moves,
-    score_tactical, update_cutoff_stats,
+    AllMoves, TacticalMoves, captured_kind, history_bonus, is_quiet, pick, pick_ordered,
+    score_moves, score_tactical, update_cutoff_stats,
 };
 use crate::search::qsearch::qsearch;
 use crate::search::score::{
@@ -588,6 +588,19 @@ pub(crate) fn negamax<const PV: bool>(
     if best == -INF {
         // Every move was pruned (only possible with pruning on): fall back to a fail low.
         best = alpha;
+    }
+    // Every move failed low: the opponent's quiet move that led here was a good one, so its
+    // histories learn that too (otherwise only the quiet moves tried before a cutoff are
+    // taught, and most nodes cut on their first move).
+    if best <= original_alpha
+        && searched > 0
+        && excluded.is_none()
+        && depth >= 2
+        && let Some((prior, ctx, contexts)) = td.prior_quiet()
+    {
+        let side = !td.pos.side;
+        td.hist
+            .update_prior(side, prior, ctx, contexts, history_bonus(depth));
     }
     if features.tt && excluded.is_none() {
         let bound = if best >= beta {

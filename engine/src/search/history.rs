@@ -174,6 +174,26 @@ impl Histories {
         }
     }
 
+    /// Rewards the quiet move `m` that `side` played with context `ctx`, after `contexts`
+    /// (the moves one and two plies before it), once the position it led to has been searched.
+    pub(crate) fn update_prior(
+        &mut self,
+        side: Color,
+        m: Move,
+        ctx: Context,
+        contexts: [Option<Context>; 2],
+        bonus: i32,
+    ) {
+        let i = Self::butterfly_index(side, m);
+        gravity(&mut self.butterfly[i], bonus);
+        let kind = (ctx as usize / SQUARE_COUNT) % self.kinds;
+        let to = m.to().index();
+        for c in contexts.into_iter().flatten() {
+            let j = self.continuation_index(c, kind, to);
+            gravity(&mut self.continuation[j], bonus);
+        }
+    }
+
     /// Rewards or penalises a capture of `victim` by the move `m`.
     pub(crate) fn update_capture(&mut self, pos: &Position, m: Move, victim: usize, bonus: i32) {
         let Some(attacker) = Self::moved_kind(pos, m) else {
@@ -207,5 +227,20 @@ mod tests {
             gravity(&mut e, -5000);
         }
         assert!(i32::from(e) >= -HISTORY_MAX && e < -15_000, "{e}");
+    }
+
+    #[test]
+    fn prior_update_rewards_the_move_and_its_continuations() {
+        let mut h = Histories::new(6);
+        let m = Move::normal(Square::new(12), Square::new(28));
+        let kind = 1;
+        let ctx = ((Color::White.index() * 6 + kind) * SQUARE_COUNT + 28) as Context;
+        let before: Context = 5;
+        h.update_prior(Color::White, m, ctx, [Some(before), None], 400);
+        assert!(h.butterfly(Color::White, m) > 0);
+        assert!(h.continuation(before, kind, 28) > 0);
+        // The other side's table and other kinds on that square learn nothing.
+        assert_eq!(h.butterfly(Color::Black, m), 0);
+        assert_eq!(h.continuation(before, kind + 1, 28), 0);
     }
 }

@@ -231,7 +231,7 @@ pub(crate) fn pick_ordered(list: &mut [ScoredMove], i: usize) -> ScoredMove {
 
 /// The history bonus of a cutoff at `depth`.
 #[inline]
-fn history_bonus(depth: i32) -> i32 {
+pub(crate) fn history_bonus(depth: i32) -> i32 {
     (depth * depth * 8).min(1600)
 }
 

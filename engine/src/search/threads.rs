@@ -195,6 +195,21 @@ impl<'a> ThreadData<'a> {
         ]
     }
 
+    /// The opponent's last move when it was a quiet one (not a null move, capture or
+    /// promotion), with its context and the contexts of the two moves before it: what a
+    /// node that fails low rewards.
+    #[inline]
+    pub(crate) fn prior_quiet(&self) -> Option<(Move, Context, [Option<Context>; 2])> {
+        let n = self.moved.len();
+        let ctx = self.moved.get(n.checked_sub(1)?).copied().flatten()?;
+        let undo = self.pos.history.last()?;
+        if undo.captured.is_some() || undo.mv.promotion_kind().is_some() {
+            return None;
+        }
+        let before = |k: usize| n.checked_sub(k).and_then(|i| self.moved[i]);
+        Some((undo.mv, ctx, [before(2), before(3)]))
+    }
+
     /// True when the side to move is in check (computed once per position on the line).
     #[inline]
     pub(crate) fn in_check(&self) -> bool {
