@@ -163,15 +163,8 @@ impl Histories {
         contexts: [Option<Context>; 2],
         bonus: i32,
     ) {
-        let i = Self::butterfly_index(pos.side, m);
-        gravity(&mut self.butterfly[i], bonus);
-        if let Some(kind) = Self::moved_kind(pos, m).filter(|&k| k < self.kinds) {
-            let to = m.to().index();
-            for ctx in contexts.into_iter().flatten() {
-                let j = self.continuation_index(ctx, kind, to);
-                gravity(&mut self.continuation[j], bonus);
-            }
-        }
+        let kind = Self::moved_kind(pos, m);
+        self.update_quiet_kind(pos.side, m, kind, contexts, bonus);
     }
 
     /// Rewards the quiet move `m` that `side` played with context `ctx`, after `contexts`
@@ -184,13 +177,28 @@ impl Histories {
         contexts: [Option<Context>; 2],
         bonus: i32,
     ) {
+        // The inverse of `context`: its piece index is `colour * kinds + kind`.
+        let kind = (ctx as usize / SQUARE_COUNT) % self.kinds;
+        self.update_quiet_kind(side, m, Some(kind), contexts, bonus);
+    }
+
+    /// The update of `update_quiet` once the moved kind is known (`None`: butterfly only).
+    fn update_quiet_kind(
+        &mut self,
+        side: Color,
+        m: Move,
+        kind: Option<usize>,
+        contexts: [Option<Context>; 2],
+        bonus: i32,
+    ) {
         let i = Self::butterfly_index(side, m);
         gravity(&mut self.butterfly[i], bonus);
-        let kind = (ctx as usize / SQUARE_COUNT) % self.kinds;
-        let to = m.to().index();
-        for c in contexts.into_iter().flatten() {
-            let j = self.continuation_index(c, kind, to);
-            gravity(&mut self.continuation[j], bonus);
+        if let Some(kind) = kind.filter(|&k| k < self.kinds) {
+            let to = m.to().index();
+            for ctx in contexts.into_iter().flatten() {
+                let j = self.continuation_index(ctx, kind, to);
+                gravity(&mut self.continuation[j], bonus);
+            }
         }
     }
 

@@ -188,11 +188,13 @@ impl<'a> ThreadData<'a> {
     /// last move, then our own), for the continuation histories.
     #[inline]
     pub(crate) fn contexts(&self) -> [Option<Context>; 2] {
-        let n = self.moved.len();
-        [
-            n.checked_sub(1).and_then(|i| self.moved[i]),
-            n.checked_sub(2).and_then(|i| self.moved[i]),
-        ]
+        [self.moved_back(1), self.moved_back(2)]
+    }
+
+    /// Context of the move `k` plies back on the current line (1: the last move).
+    #[inline]
+    fn moved_back(&self, k: usize) -> Option<Context> {
+        self.moved.len().checked_sub(k).and_then(|i| self.moved[i])
     }
 
     /// The opponent's last move when it was a quiet one (not a null move, capture or
@@ -200,14 +202,12 @@ impl<'a> ThreadData<'a> {
     /// node that fails low rewards.
     #[inline]
     pub(crate) fn prior_quiet(&self) -> Option<(Move, Context, [Option<Context>; 2])> {
-        let n = self.moved.len();
-        let ctx = self.moved.get(n.checked_sub(1)?).copied().flatten()?;
+        let ctx = self.moved_back(1)?;
         let undo = self.pos.history.last()?;
         if undo.captured.is_some() || undo.mv.promotion_kind().is_some() {
             return None;
         }
-        let before = |k: usize| n.checked_sub(k).and_then(|i| self.moved[i]);
-        Some((undo.mv, ctx, [before(2), before(3)]))
+        Some((undo.mv, ctx, [self.moved_back(2), self.moved_back(3)]))
     }
 
     /// True when the side to move is in check (computed once per position on the line).
