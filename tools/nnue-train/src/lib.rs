@@ -6,7 +6,7 @@
 //! nnue-train --variant opulent --data a.bin [--data b.bin ...] --out opulent.nnue \
 //!     [--hidden 128] [--epochs 30] [--batch 16384] [--lr 0.001] [--lambda 0.7] \
 //!     [--validation 0.05] [--threads 2] [--seed 1] [--checkpoint FILE] [--resume] \
-//!     [--loss-csv FILE] [--max-positions N] [--residual] [--king-window]
+//!     [--loss-csv FILE] [--max-positions N] [--residual] [--king-window] [--qat-epochs N]
 //! ```
 //!
 //! **Data.** Every position of every file is loaded into memory (the files must all be of
@@ -24,6 +24,11 @@
 //! over `--threads` threads. The learning rate follows a cosine decay per epoch from `--lr`
 //! to 5 % of it. After each step the first-layer weights and biases and the output weights
 //! are clipped to ±1.98, which keeps the quantised output weights within the engine's ±127.
+//! `--qat-epochs N` adds N quantisation-aware epochs at the last epoch's learning rate: the
+//! output weights are rounded to the export's grid of `1/QB` and held there, and the first
+//! layer and the output bias train on, so that they fit the output weights the engine will
+//! use (rounding the output weights is most of the exported network's loss; the first
+//! layer's finer grid of `1/QA` costs little).
 //! A first-layer value is then at most 505 in size, so a plain network's `i16` accumulator
 //! (at most about 53 active inputs and the bias on a 10x10 board) cannot overflow. With king
 //! windows up to about 70 inputs are active, so only weights near the clip, all of one sign,
@@ -38,9 +43,10 @@
 //! - `--loss-csv` (optional): one line per epoch, `epoch,lr,train_loss,validation_loss,
 //!   seconds,positions_per_second`, after a header line.
 //!
-//! At the end the run reports the quantisation error: over up to 2000 validation positions,
-//! the largest and the mean difference in centipawns between the engine's integer
-//! evaluation of the exported network and the float network's.
+//! At the end the run reports the validation loss of the float network and of the exported
+//! one (every weight rounded as the export rounds it), and the quantisation error: over up to
+//! 2000 validation positions, the largest and the mean difference in centipawns between the
+//! engine's integer evaluation of the exported network and the float network's.
 
 pub mod checkpoint;
 pub mod data;
@@ -153,6 +159,11 @@ pub struct Options {
     /// Epochs to train.
     #[arg(long, default_value_t = 30)]
     pub epochs: usize,
+    /// Quantisation-aware epochs after `--epochs`: the output weights are rounded to the
+    /// export's grid and held there while the first layer and the output bias train on at
+    /// the last epoch's learning rate.
+    #[arg(long, default_value_t = 0)]
+    pub qat_epochs: usize,
     /// Positions per minibatch.
     #[arg(long, default_value_t = 16384)]
     pub batch: usize,
@@ -405,19 +416,26 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
             trainer.loss(&data, opts.lambda, &valid)
         );
     }
-    for epoch in first_epoch..opts.epochs {
+    let total_epochs = opts.epochs + opts.qat_epochs;
+    for epoch in first_epoch..total_epochs {
         let t0 = Instant::now();
-        let lr = learning_rate(opts.lr, epoch, opts.epochs);
+        let aware = epoch >= opts.epochs;
+        let lr = learning_rate(opts.lr, epoch.min(opts.epochs - 1), opts.epochs);
         let order = shuffled(&train, opts.seed, epoch);
-        let train_loss = trainer.epoch(&data, opts.lambda, &order, opts.batch, lr);
+        let train_loss = if aware {
+            trainer.quantisation_aware_epoch(&data, opts.lambda, &order, opts.batch, lr)
+        } else {
+            trainer.epoch(&data, opts.lambda, &order, opts.batch, lr)
+        };
         let train_secs = t0.elapsed().as_secs_f64();
         let valid_loss = trainer.loss(&data, opts.lambda, &valid);
         let secs = t0.elapsed().as_secs_f64();
         let rate = train.len() as f64 / train_secs.max(1e-9);
         println!(
-            "epoch {}: lr {lr:.6} train loss {train_loss:.6} validation loss {valid_loss:.6} \
+            "epoch {}{}: lr {lr:.6} train loss {train_loss:.6} validation loss {valid_loss:.6} \
              {secs:.1} s {rate:.0} positions/s",
-            epoch + 1
+            epoch + 1,
+            if aware { " (quantisation-aware)" } else { "" }
         );
         if let Some((file, path)) = &mut csv {
             writeln!(
@@ -437,10 +455,18 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
         .map_err(io_error(&ckpt_path))?;
         write_network(&trainer.net, &variant, net_inputs, opts)?;
     }
-    if first_epoch >= opts.epochs {
+    if first_epoch >= total_epochs {
         // Nothing left to train: still leave the checkpoint's network at --out.
         write_network(&trainer.net, &variant, net_inputs, opts)?;
     }
+    // The loss the exported network itself has: the rounding's cost in the loss's terms,
+    // to weigh against the gain of a generation.
+    let float_loss = trainer.loss(&data, opts.lambda, &valid);
+    let full = std::mem::replace(&mut trainer.net, FloatNet::new(0, 0, 0, 1.0));
+    trainer.net = full.quantised();
+    let quantised_loss = trainer.loss(&data, opts.lambda, &valid);
+    trainer.net = full;
+    println!("validation loss {float_loss:.6}, of the quantised network {quantised_loss:.6}");
     let (max, mean) = quantisation_error(&trainer.net, &variant, net_inputs, &loaded.samples)?;
     println!(
         "quantisation error over {} validation positions: max {max:.2} cp, mean {mean:.2} cp",

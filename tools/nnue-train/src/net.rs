@@ -131,6 +131,12 @@ impl Gradient {
     }
 }
 
+/// `x` rounded to the nearest multiple of `1/scale` (the export's rounding, in float).
+#[inline]
+fn snap(x: f32, scale: f32) -> f32 {
+    (x * scale).round() / scale
+}
+
 /// The logistic function.
 #[inline]
 pub fn sigmoid(x: f32) -> f32 {
@@ -344,6 +350,31 @@ impl FloatNet {
         let b2 = self.b2_offset();
         for p in &mut self.params[..b2] {
             *p = p.clamp(-CLIP, CLIP);
+        }
+    }
+
+    /// This network with every parameter moved to the nearest value the export can
+    /// represent (`W1` and `b1` to multiples of `1/QA`, `w2` to `1/QB`, `b2` to
+    /// `1/(QA · QB)`): the float image of the exported network, whose evaluation equals the
+    /// engine's up to the engine's one integer division, so its loss is the exported
+    /// network's loss.
+    #[must_use]
+    pub fn quantised(&self) -> Self {
+        let mut q = self.clone();
+        let qa = QA as f32;
+        let (w2_at, b2_at) = (self.w2_offset(), self.b2_offset());
+        q.params[..w2_at].iter_mut().for_each(|x| *x = snap(*x, qa));
+        q.snap_output_weights();
+        q.params[b2_at] = snap(q.params[b2_at], qa * QB as f32);
+        q
+    }
+
+    /// Moves the output weights `w2` to the export's grid (multiples of `1/QB`), leaving
+    /// the rest: the start of the quantisation-aware phase, in which they stay there.
+    pub fn snap_output_weights(&mut self) {
+        let range = self.w2_offset()..self.b2_offset();
+        for x in &mut self.params[range] {
+            *x = snap(*x, QB as f32);
         }
     }
 

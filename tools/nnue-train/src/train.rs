@@ -47,8 +47,17 @@ impl Adam {
     }
 
     /// One step on `net` with gradient `grad · scale` and learning rate `lr`, then clips the
-    /// weights (see [`crate::net::CLIP`]).
-    pub fn update(&mut self, net: &mut FloatNet, grad: &[f32], scale: f32, lr: f32) {
+    /// weights (see [`crate::net::CLIP`]). The parameters in `frozen` keep their values
+    /// (their moments still follow the gradient, which is never used while they are frozen).
+    pub fn update(
+        &mut self,
+        net: &mut FloatNet,
+        grad: &[f32],
+        scale: f32,
+        lr: f32,
+        frozen: Option<std::ops::Range<usize>>,
+    ) {
+        let kept: Option<Vec<f32>> = frozen.clone().map(|r| net.params()[r].to_vec());
         self.step += 1;
         let t = self.step.min(i32::MAX as u64) as i32;
         let correction1 = 1.0 - f64::from(BETA1).powi(t);
@@ -67,6 +76,9 @@ impl Adam {
             *p -= step_size * *m / (v.sqrt() + EPSILON);
         }
         net.clip();
+        if let (Some(range), Some(kept)) = (frozen, kept) {
+            net.params_mut()[range].copy_from_slice(&kept);
+        }
     }
 }
 
@@ -187,13 +199,46 @@ impl Trainer {
         batch: usize,
         lr: f32,
     ) -> f64 {
+        self.epoch_with(data, lambda, order, batch, lr, false)
+    }
+
+    /// [`Self::epoch`] with the output weights snapped to the export's grid first and held
+    /// there, so that the first layer and the output bias learn to fit the weights the
+    /// engine will use (quantisation-aware training of the layer whose rounding costs most).
+    pub fn quantisation_aware_epoch(
+        &mut self,
+        data: &Dataset,
+        lambda: f32,
+        order: &[u32],
+        batch: usize,
+        lr: f32,
+    ) -> f64 {
+        self.net.snap_output_weights();
+        self.epoch_with(data, lambda, order, batch, lr, true)
+    }
+
+    fn epoch_with(
+        &mut self,
+        data: &Dataset,
+        lambda: f32,
+        order: &[u32],
+        batch: usize,
+        lr: f32,
+        freeze_output: bool,
+    ) -> f64 {
+        let frozen = freeze_output.then(|| self.net.w2_offset()..self.net.b2_offset());
         let mut total = 0.0;
         for indices in order.chunks(batch.max(1)) {
             let (loss, _) = self.gradient(data, lambda, indices);
             total += loss;
             let grad = self.workers[0].grad.values();
-            self.adam
-                .update(&mut self.net, grad, 1.0 / indices.len() as f32, lr);
+            self.adam.update(
+                &mut self.net,
+                grad,
+                1.0 / indices.len() as f32,
+                lr,
+                frozen.clone(),
+            );
             self.workers[0].grad.clear();
         }
         total / order.len().max(1) as f64

@@ -154,11 +154,6 @@ fn analytic_gradient_matches_finite_differences() {
     }
 }
 
-/// `x` on the grid of multiples of `1/scale`.
-fn snap(x: f32, scale: i32) -> f32 {
-    (x * scale as f32).round() / scale as f32
-}
-
 /// The largest error in centipawns between the float network and the engine's evaluation
 /// of its export, asserting at each position that it is within `bound(its inputs)`.
 fn check_against_engine(
@@ -222,15 +217,8 @@ fn float_forward_matches_the_engine_after_export() {
         // the final `· 400 / (QA·QB)` (under 1 cp), plus f32 rounding (far below 0.01 cp
         // for outputs of a few units). Hence 1.05 cp, whatever the weights: a wrong
         // perspective, activation, pocket input or scale is off by far more.
-        let mut exact = trainer.net.clone();
-        let (w2, b2) = (exact.w2_offset(), exact.b2_offset());
-        for (i, x) in exact.params_mut().iter_mut().enumerate() {
-            *x = match i {
-                i if i < w2 => snap(*x, QA),
-                i if i < b2 => snap(*x, QB),
-                _ => snap(*x, QA * QB),
-            };
-        }
+        let exact = trainer.net.quantised();
+        assert_ne!(exact, trainer.net, "training left every weight on its grid");
         let worst = check_against_engine(&v, ni, &exact, &records, &|_, _| 1.05);
         assert!(worst > 0.0 || records.is_empty());
 
@@ -299,6 +287,34 @@ fn training_lowers_the_validation_loss() {
         last < 0.5 * initial,
         "validation loss {initial:.5} -> {last:.5}"
     );
+
+    // Quantisation-aware epochs hold the output weights on the export's grid and lower the
+    // loss of the network as exported (the deterministic seeds make this a fixed check).
+    let exported_loss = |trainer: &mut Trainer| {
+        let float = trainer.net.clone();
+        trainer.net = float.quantised();
+        let loss = trainer.loss(&data, lambda, &valid);
+        trainer.net = float;
+        loss
+    };
+    let before = exported_loss(&mut trainer);
+    let w2 = |net: &FloatNet| net.params()[net.w2_offset()..net.b2_offset()].to_vec();
+    let first_layer = trainer.net.params()[..trainer.net.w2_offset()].to_vec();
+    trainer.net.snap_output_weights();
+    let snapped = w2(&trainer.net);
+    assert_eq!(snapped, w2(&trainer.net.quantised()));
+    for epoch in 6..8 {
+        let order = nnue_train::shuffled(&train, 1, epoch);
+        trainer.quantisation_aware_epoch(&data, lambda, &order, 64, 0.002);
+    }
+    assert_eq!(w2(&trainer.net), snapped, "the output weights moved");
+    assert_ne!(
+        trainer.net.params()[..trainer.net.w2_offset()],
+        first_layer[..]
+    );
+    let after = exported_loss(&mut trainer);
+    eprintln!("exported network's validation loss {before:.6} -> {after:.6}");
+    assert!(after < before, "{before:.6} -> {after:.6}");
 }
 
 #[test]
@@ -335,6 +351,7 @@ fn the_command_writes_its_files_and_resumes() {
         max_positions: None,
         residual: false,
         king_window: false,
+        qat_epochs: 0,
     };
     nnue_train::run(&opts(2, false)).unwrap();
     assert!(
@@ -356,6 +373,24 @@ fn the_command_writes_its_files_and_resumes() {
     assert_eq!(lines.len(), 4, "{lines:?}");
     assert!(lines[0].starts_with("epoch,lr,"));
     assert!(lines[3].starts_with("3,"));
+
+    // A quantisation-aware epoch resumed after the three: the output weights the engine
+    // reads are the float network's own (already on the grid), and the epoch is logged.
+    nnue_train::run(&Options {
+        qat_epochs: 1,
+        ..opts(3, true)
+    })
+    .unwrap();
+    let third = std::fs::read(&out).unwrap();
+    assert_ne!(
+        second, third,
+        "the quantisation-aware epoch changed the network"
+    );
+    let lines = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        lines.lines().nth(4).is_some_and(|l| l.starts_with("4,")),
+        "{lines}"
+    );
 
     // One epoch of a variation of the first run into its own file, read back.
     let one_epoch = |file: &str, residual: bool, king_window: bool| {
