@@ -422,11 +422,10 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
         let aware = epoch >= opts.epochs;
         let lr = learning_rate(opts.lr, epoch.min(opts.epochs - 1), opts.epochs);
         let order = shuffled(&train, opts.seed, epoch);
-        let train_loss = if aware {
-            trainer.quantisation_aware_epoch(&data, opts.lambda, &order, opts.batch, lr)
-        } else {
-            trainer.epoch(&data, opts.lambda, &order, opts.batch, lr)
-        };
+        if aware {
+            trainer.hold_output_weights();
+        }
+        let train_loss = trainer.epoch(&data, opts.lambda, &order, opts.batch, lr);
         let train_secs = t0.elapsed().as_secs_f64();
         let valid_loss = trainer.loss(&data, opts.lambda, &valid);
         let secs = t0.elapsed().as_secs_f64();

@@ -98,6 +98,8 @@ pub struct Trainer {
     /// Its optimiser state.
     pub adam: Adam,
     workers: Vec<Worker>,
+    /// Whether the output weights are held (see [`Self::hold_output_weights`]).
+    output_held: bool,
 }
 
 /// Sum of the losses of `indices` (and their gradient into `grad`, when given).
@@ -137,6 +139,7 @@ impl Trainer {
             workers: vec![worker; threads.max(1)],
             net,
             adam,
+            output_held: false,
         }
     }
 
@@ -188,8 +191,17 @@ impl Trainer {
         (loss, values)
     }
 
+    /// Moves the output weights to the export's grid and holds them there in every later
+    /// epoch, so that the first layer and the output bias learn to fit the weights the engine
+    /// will use (quantisation-aware training of the layer whose rounding costs most).
+    pub fn hold_output_weights(&mut self) {
+        self.net.snap_output_weights();
+        self.output_held = true;
+    }
+
     /// One epoch over `order` in minibatches of `batch` positions, each followed by an Adam
-    /// step of the mean loss's gradient at learning rate `lr`. Returns the mean loss (each
+    /// step of the mean loss's gradient at learning rate `lr` (the output weights kept where
+    /// they are once [`Self::hold_output_weights`] was called). Returns the mean loss (each
     /// batch's measured before its step).
     pub fn epoch(
         &mut self,
@@ -199,34 +211,9 @@ impl Trainer {
         batch: usize,
         lr: f32,
     ) -> f64 {
-        self.epoch_with(data, lambda, order, batch, lr, false)
-    }
-
-    /// [`Self::epoch`] with the output weights snapped to the export's grid first and held
-    /// there, so that the first layer and the output bias learn to fit the weights the
-    /// engine will use (quantisation-aware training of the layer whose rounding costs most).
-    pub fn quantisation_aware_epoch(
-        &mut self,
-        data: &Dataset,
-        lambda: f32,
-        order: &[u32],
-        batch: usize,
-        lr: f32,
-    ) -> f64 {
-        self.net.snap_output_weights();
-        self.epoch_with(data, lambda, order, batch, lr, true)
-    }
-
-    fn epoch_with(
-        &mut self,
-        data: &Dataset,
-        lambda: f32,
-        order: &[u32],
-        batch: usize,
-        lr: f32,
-        freeze_output: bool,
-    ) -> f64 {
-        let frozen = freeze_output.then(|| self.net.w2_offset()..self.net.b2_offset());
+        let frozen = self
+            .output_held
+            .then(|| self.net.w2_offset()..self.net.b2_offset());
         let mut total = 0.0;
         for indices in order.chunks(batch.max(1)) {
             let (loss, _) = self.gradient(data, lambda, indices);

@@ -300,12 +300,12 @@ fn training_lowers_the_validation_loss() {
     let before = exported_loss(&mut trainer);
     let w2 = |net: &FloatNet| net.params()[net.w2_offset()..net.b2_offset()].to_vec();
     let first_layer = trainer.net.params()[..trainer.net.w2_offset()].to_vec();
-    trainer.net.snap_output_weights();
+    trainer.hold_output_weights();
     let snapped = w2(&trainer.net);
     assert_eq!(snapped, w2(&trainer.net.quantised()));
     for epoch in 6..8 {
         let order = nnue_train::shuffled(&train, 1, epoch);
-        trainer.quantisation_aware_epoch(&data, lambda, &order, 64, 0.002);
+        trainer.epoch(&data, lambda, &order, 64, 0.002);
     }
     assert_eq!(w2(&trainer.net), snapped, "the output weights moved");
     assert_ne!(
