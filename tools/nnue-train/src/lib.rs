@@ -24,16 +24,17 @@
 //! over `--threads` threads. The learning rate follows a cosine decay per epoch from `--lr`
 //! to 5 % of it. After each step the first-layer weights and biases and the output weights
 //! are clipped to ±1.98, which keeps the quantised output weights within the engine's ±127.
-//! `--qat-epochs N` adds N quantisation-aware epochs at the last epoch's learning rate: the
-//! output weights are rounded to the export's grid of `1/QB` and held there, and the first
-//! layer and the output bias train on, so that they fit the output weights the engine will
-//! use (rounding the output weights is most of the exported network's loss; the first
-//! layer's finer grid of `1/QA` costs little).
 //! A first-layer value is then at most 505 in size, so a plain network's `i16` accumulator
 //! (at most about 53 active inputs and the bias on a 10x10 board) cannot overflow. With king
 //! windows up to about 70 inputs are active, so only weights near the clip, all of one sign,
 //! could overflow it; trained weights stay far below (the engine's sums wrap rather than
 //! panic, and the trainer's quantisation check would show such a mismatch).
+//!
+//! **Quantisation-aware epochs.** `--qat-epochs N` adds N epochs at the last epoch's learning
+//! rate in which the output weights are rounded to the export's grid of `1/QB` and held
+//! there, while the first layer and the output bias train on, so that they fit the output
+//! weights the engine will use (rounding the output weights is most of the exported network's
+//! loss; the first layer's finer grid of `1/QA` costs little).
 //!
 //! **Output files**, all rewritten after every epoch, so an interrupted run leaves a usable
 //! network and can be resumed:
@@ -461,10 +462,7 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
     // The loss the exported network itself has: the rounding's cost in the loss's terms,
     // to weigh against the gain of a generation.
     let float_loss = trainer.loss(&data, opts.lambda, &valid);
-    let full = std::mem::replace(&mut trainer.net, FloatNet::new(0, 0, 0, 1.0));
-    trainer.net = full.quantised();
-    let quantised_loss = trainer.loss(&data, opts.lambda, &valid);
-    trainer.net = full;
+    let quantised_loss = trainer.quantised_loss(&data, opts.lambda, &valid);
     println!("validation loss {float_loss:.6}, of the quantised network {quantised_loss:.6}");
     let (max, mean) = quantisation_error(&trainer.net, &variant, net_inputs, &loaded.samples)?;
     println!(

@@ -231,6 +231,16 @@ impl Trainer {
         total / order.len().max(1) as f64
     }
 
+    /// [`Self::loss`] of the network as the engine will read it: every weight rounded as
+    /// the export rounds it (see [`FloatNet::quantised`]).
+    pub fn quantised_loss(&mut self, data: &Dataset, lambda: f32, indices: &[u32]) -> f64 {
+        let quantised = self.net.quantised();
+        let float = std::mem::replace(&mut self.net, quantised);
+        let loss = self.loss(data, lambda, indices);
+        self.net = float;
+        loss
+    }
+
     /// The mean loss of `indices` (no gradient), `NaN` when there are none.
     pub fn loss(&mut self, data: &Dataset, lambda: f32, indices: &[u32]) -> f64 {
         if indices.is_empty() {

@@ -290,14 +290,7 @@ fn training_lowers_the_validation_loss() {
 
     // Quantisation-aware epochs hold the output weights on the export's grid and lower the
     // loss of the network as exported (the deterministic seeds make this a fixed check).
-    let exported_loss = |trainer: &mut Trainer| {
-        let float = trainer.net.clone();
-        trainer.net = float.quantised();
-        let loss = trainer.loss(&data, lambda, &valid);
-        trainer.net = float;
-        loss
-    };
-    let before = exported_loss(&mut trainer);
+    let before = trainer.quantised_loss(&data, lambda, &valid);
     let w2 = |net: &FloatNet| net.params()[net.w2_offset()..net.b2_offset()].to_vec();
     let first_layer = trainer.net.params()[..trainer.net.w2_offset()].to_vec();
     trainer.hold_output_weights();
@@ -312,7 +305,7 @@ fn training_lowers_the_validation_loss() {
         trainer.net.params()[..trainer.net.w2_offset()],
         first_layer[..]
     );
-    let after = exported_loss(&mut trainer);
+    let after = trainer.quantised_loss(&data, lambda, &valid);
     eprintln!("exported network's validation loss {before:.6} -> {after:.6}");
     assert!(after < before, "{before:.6} -> {after:.6}");
 }
