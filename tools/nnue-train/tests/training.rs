@@ -367,8 +367,8 @@ fn the_command_writes_its_files_and_resumes() {
     assert!(lines[0].starts_with("epoch,lr,"));
     assert!(lines[3].starts_with("3,"));
 
-    // A quantisation-aware epoch resumed after the three: the output weights the engine
-    // reads are the float network's own (already on the grid), and the epoch is logged.
+    // A quantisation-aware epoch resumed after the three changes the network and is logged
+    // as the fourth epoch (the training test checks what it holds and what it lowers).
     nnue_train::run(&Options {
         qat_epochs: 1,
         ..opts(3, true)
