@@ -483,6 +483,12 @@ impl Network {
         self.hidden
     }
 
+    /// The quantised layers `(W1, b1, w2, b2)` in the file's order and scales (the trainer
+    /// starts a run from them).
+    pub fn layers(&self) -> (&[i16], &[i16], &[i16], i32) {
+        (&self.w1, &self.b1, &self.w2, self.b2)
+    }
+
     /// Adds (`sign` = 1) or removes (`sign` = -1) input `feature`'s column to `acc`.
     #[inline]
     fn column(&self, acc: &mut [i16], feature: usize, sign: i16) {

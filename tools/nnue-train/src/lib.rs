@@ -6,7 +6,8 @@
 //! nnue-train --variant opulent --data a.bin [--data b.bin ...] --out opulent.nnue \
 //!     [--hidden 128] [--epochs 30] [--batch 16384] [--lr 0.001] [--lambda 0.7] \
 //!     [--validation 0.05] [--threads 2] [--seed 1] [--checkpoint FILE] [--resume] \
-//!     [--loss-csv FILE] [--max-positions N] [--residual] [--king-window] [--qat-epochs N]
+//!     [--loss-csv FILE] [--max-positions N] [--residual] [--king-window] [--qat-epochs N] \
+//!     [--init NET]
 //! ```
 //!
 //! **Data.** Every position of every file is loaded into memory (the files must all be of
@@ -132,6 +133,14 @@ pub enum TrainError {
     /// The network could not be exported.
     #[error("export: {0}")]
     Export(#[from] NetError),
+    /// The `--init` network cannot be read or does not fit this run.
+    #[error("--init {}: {why}", path.display())]
+    Init {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
     /// An option is out of range.
     #[error("{0}")]
     Option(String),
@@ -189,6 +198,12 @@ pub struct Options {
     /// Continue from the checkpoint.
     #[arg(long)]
     pub resume: bool,
+    /// Start from this exported network (its weights as the export holds them) instead of
+    /// random weights: a next generation fine-tuned on new data. It must be for
+    /// `--variant`, with `--hidden` neurons, the same inputs (`--king-window`) and the same
+    /// `--residual`.
+    #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+    pub init: Option<PathBuf>,
     /// Append per-epoch losses to this CSV file.
     #[arg(long)]
     pub loss_csv: Option<PathBuf>,
@@ -317,16 +332,50 @@ fn open_csv(path: &std::path::Path, resume: bool) -> Result<File, TrainError> {
     Ok(file)
 }
 
-/// The trainer to start from: the checkpoint's on `--resume`, a fresh network otherwise.
+/// The `--init` network's float image, refused unless it is `variant`'s with the run's
+/// inputs, hidden size and residual flag.
+fn initial_network(
+    path: &std::path::Path,
+    variant: &Variant,
+    inputs: NetInputs,
+    opts: &Options,
+) -> Result<FloatNet, TrainError> {
+    let refuse = |why: String| TrainError::Init {
+        path: path.to_path_buf(),
+        why,
+    };
+    let bytes = std::fs::read(path).map_err(|e| refuse(e.to_string()))?;
+    let net = Network::from_bytes(&bytes, variant).map_err(|e| refuse(e.to_string()))?;
+    let with = |windows: bool| if windows { "king-window" } else { "plain" };
+    if net.inputs() != inputs || net.hidden() != opts.hidden || net.residual() != opts.residual {
+        return Err(refuse(format!(
+            "it has {} inputs, {} hidden neurons and residual {}; this run {}, {} and {}",
+            with(net.inputs().windowed()),
+            net.hidden(),
+            net.residual(),
+            with(inputs.windowed()),
+            opts.hidden,
+            opts.residual
+        )));
+    }
+    Ok(FloatNet::from_network(&net))
+}
+
+/// The trainer to start from: the checkpoint's on `--resume`, the `--init` network or a
+/// fresh one otherwise.
 fn start(
     opts: &Options,
     variant: &Variant,
-    inputs: usize,
+    net_inputs: NetInputs,
     mean_active: f32,
 ) -> Result<(Trainer, usize), TrainError> {
     let path = opts.checkpoint_path();
+    let inputs = net_inputs.count();
     if !opts.resume {
-        let net = FloatNet::new(inputs, opts.hidden, opts.seed, mean_active);
+        let net = match &opts.init {
+            Some(init) => initial_network(init, variant, net_inputs, opts)?,
+            None => FloatNet::new(inputs, opts.hidden, opts.seed, mean_active),
+        };
         let adam = Adam::new(net.params().len());
         return Ok((Trainer::new(net, adam, opts.threads), 0));
     }
@@ -376,7 +425,6 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
     } else {
         NetInputs::plain(&variant)
     };
-    let inputs = net_inputs.count();
     let split = Split {
         seed: opts.seed,
         fraction: opts.validation,
@@ -405,7 +453,7 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
     if train.is_empty() {
         return Err(TrainError::NoData(data.len()));
     }
-    let (mut trainer, first_epoch) = start(opts, &variant, inputs, data.mean_active())?;
+    let (mut trainer, first_epoch) = start(opts, &variant, net_inputs, data.mean_active())?;
     let ckpt_path = opts.checkpoint_path();
     let mut csv = match &opts.loss_csv {
         Some(p) => Some((open_csv(p, opts.resume)?, p)),

@@ -234,6 +234,23 @@ impl FloatNet {
         })
     }
 
+    /// The float image of an exported network: every quantised parameter divided by its
+    /// export scale, so that exporting it again gives back the same file.
+    pub fn from_network(net: &Network) -> Self {
+        let (w1, b1, w2, b2) = net.layers();
+        let (qa, qb) = (QA as f32, QB as f32);
+        let mut params = Vec::with_capacity(w1.len() + b1.len() + w2.len() + 1);
+        params.extend(w1.iter().map(|&w| f32::from(w) / qa));
+        params.extend(b1.iter().map(|&b| f32::from(b) / qa));
+        params.extend(w2.iter().map(|&w| f32::from(w) / qb));
+        params.push((f64::from(b2) / (f64::from(QA) * f64::from(QB))) as f32);
+        Self {
+            inputs: net.inputs().count(),
+            hidden: net.hidden(),
+            params,
+        }
+    }
+
     /// Inputs per perspective.
     pub fn inputs(&self) -> usize {
         self.inputs

@@ -345,6 +345,7 @@ fn the_command_writes_its_files_and_resumes() {
         residual: false,
         king_window: false,
         qat_epochs: 0,
+        init: None,
     };
     nnue_train::run(&opts(2, false)).unwrap();
     assert!(
@@ -383,6 +384,28 @@ fn the_command_writes_its_files_and_resumes() {
     assert!(
         lines.lines().nth(4).is_some_and(|l| l.starts_with("4,")),
         "{lines}"
+    );
+
+    // Started from the network just written (`--init`) at a learning rate too small to move
+    // any weight by a grid step: the file comes back unchanged, so the run began from it (a
+    // random start would not). Its float image exports to the same bytes.
+    let tuned = dir.join("tuned.nnue");
+    nnue_train::run(&Options {
+        out: tuned.clone(),
+        init: Some(out.clone()),
+        lr: 1e-12,
+        loss_csv: None,
+        ..opts(1, false)
+    })
+    .unwrap();
+    assert_eq!(std::fs::read(&tuned).unwrap(), third);
+    let image = FloatNet::from_network(&Network::from_bytes(&third, &v).unwrap());
+    assert_eq!(
+        image
+            .export(&v, NetInputs::plain(&v), false)
+            .unwrap()
+            .to_bytes(),
+        third
     );
 
     // One epoch of a variation of the first run into its own file, read back.
@@ -438,6 +461,30 @@ fn the_command_writes_its_files_and_resumes() {
                 ..opts(4, true)
             },
             "hidden",
+        ),
+        // `--init` with a network of another shape, or a file that is not a network.
+        (
+            Options {
+                hidden: 16,
+                init: Some(out.clone()),
+                ..opts(1, false)
+            },
+            "8 hidden neurons",
+        ),
+        (
+            Options {
+                residual: true,
+                init: Some(out.clone()),
+                ..opts(1, false)
+            },
+            "residual false",
+        ),
+        (
+            Options {
+                init: Some(data_path.clone()),
+                ..opts(1, false)
+            },
+            "--init",
         ),
     ];
     for (options, why) in refusals {
