@@ -361,21 +361,19 @@ fn initial_network(
     Ok(FloatNet::from_network(&net))
 }
 
-/// The trainer to start from: the checkpoint's on `--resume`, the `--init` network or a
-/// fresh one otherwise.
+/// The trainer to start from: the checkpoint's on `--resume`, the `--init` network
+/// (`initial`) or a fresh one otherwise.
 fn start(
     opts: &Options,
     variant: &Variant,
-    net_inputs: NetInputs,
+    inputs: usize,
+    initial: Option<FloatNet>,
     mean_active: f32,
 ) -> Result<(Trainer, usize), TrainError> {
     let path = opts.checkpoint_path();
-    let inputs = net_inputs.count();
     if !opts.resume {
-        let net = match &opts.init {
-            Some(init) => initial_network(init, variant, net_inputs, opts)?,
-            None => FloatNet::new(inputs, opts.hidden, opts.seed, mean_active),
-        };
+        let net =
+            initial.unwrap_or_else(|| FloatNet::new(inputs, opts.hidden, opts.seed, mean_active));
         let adam = Adam::new(net.params().len());
         return Ok((Trainer::new(net, adam, opts.threads), 0));
     }
@@ -425,6 +423,11 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
     } else {
         NetInputs::plain(&variant)
     };
+    // Checked before the data is loaded, which can take a while.
+    let initial = match &opts.init {
+        Some(path) => Some(initial_network(path, &variant, net_inputs, opts)?),
+        None => None,
+    };
     let split = Split {
         seed: opts.seed,
         fraction: opts.validation,
@@ -453,7 +456,13 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
     if train.is_empty() {
         return Err(TrainError::NoData(data.len()));
     }
-    let (mut trainer, first_epoch) = start(opts, &variant, net_inputs, data.mean_active())?;
+    let (mut trainer, first_epoch) = start(
+        opts,
+        &variant,
+        net_inputs.count(),
+        initial,
+        data.mean_active(),
+    )?;
     let ckpt_path = opts.checkpoint_path();
     let mut csv = match &opts.loss_csv {
         Some(p) => Some((open_csv(p, opts.resume)?, p)),
