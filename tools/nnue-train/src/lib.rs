@@ -424,10 +424,11 @@ pub fn run(opts: &Options) -> Result<(), TrainError> {
         NetInputs::plain(&variant)
     };
     // Checked before the data is loaded, which can take a while.
-    let initial = match &opts.init {
-        Some(path) => Some(initial_network(path, &variant, net_inputs, opts)?),
-        None => None,
-    };
+    let initial = opts
+        .init
+        .as_ref()
+        .map(|path| initial_network(path, &variant, net_inputs, opts))
+        .transpose()?;
     let split = Split {
         seed: opts.seed,
         fraction: opts.validation,
