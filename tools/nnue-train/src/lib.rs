@@ -200,8 +200,9 @@ pub struct Options {
     pub resume: bool,
     /// Start from this exported network (its weights as the export holds them) instead of
     /// random weights: a next generation fine-tuned on new data. It must be for
-    /// `--variant`, with `--hidden` neurons, the same inputs (`--king-window`) and the same
-    /// `--residual`.
+    /// `--variant`, with the same inputs (`--king-window`), the same `--residual` and at
+    /// most `--hidden` neurons: a smaller network is widened, its new neurons' output
+    /// weights 0 so that training starts from the same evaluation.
     #[arg(long, value_name = "FILE", conflicts_with = "resume")]
     pub init: Option<PathBuf>,
     /// Append per-epoch losses to this CSV file.
@@ -333,7 +334,8 @@ fn open_csv(path: &std::path::Path, resume: bool) -> Result<File, TrainError> {
 }
 
 /// The `--init` network's float image, refused unless it is `variant`'s with the run's
-/// inputs, hidden size and residual flag.
+/// inputs and residual flag and at most `--hidden` neurons (a smaller one is widened when
+/// training starts).
 fn initial_network(
     path: &std::path::Path,
     variant: &Variant,
@@ -347,9 +349,9 @@ fn initial_network(
     let bytes = std::fs::read(path).map_err(|e| refuse(e.to_string()))?;
     let net = Network::from_bytes(&bytes, variant).map_err(|e| refuse(e.to_string()))?;
     let with = |windows: bool| if windows { "king-window" } else { "plain" };
-    if net.inputs() != inputs || net.hidden() != opts.hidden || net.residual() != opts.residual {
+    if net.inputs() != inputs || net.hidden() > opts.hidden || net.residual() != opts.residual {
         return Err(refuse(format!(
-            "it has {} inputs, {} hidden neurons and residual {}; this run {}, {} and {}",
+            "it has {} inputs, {} hidden neurons and residual {}; this run {}, at most {} and {}",
             with(net.inputs().windowed()),
             net.hidden(),
             net.residual(),
@@ -372,8 +374,15 @@ fn start(
 ) -> Result<(Trainer, usize), TrainError> {
     let path = opts.checkpoint_path();
     if !opts.resume {
-        let net =
-            initial.unwrap_or_else(|| FloatNet::new(inputs, opts.hidden, opts.seed, mean_active));
+        let net = match initial {
+            // Checked against `--hidden` when it was read.
+            Some(net) => net
+                .widen(opts.hidden, opts.seed, mean_active)
+                .ok_or_else(|| {
+                    TrainError::Option(format!("--init: cannot widen to {}", opts.hidden))
+                })?,
+            None => FloatNet::new(inputs, opts.hidden, opts.seed, mean_active),
+        };
         let adam = Adam::new(net.params().len());
         return Ok((Trainer::new(net, adam, opts.threads), 0));
     }

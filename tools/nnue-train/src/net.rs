@@ -251,6 +251,36 @@ impl FloatNet {
         }
     }
 
+    /// This network with `hidden` neurons per perspective (at least its own), computing the
+    /// same function: the new neurons' first-layer weights and biases are drawn as
+    /// [`Self::new`] draws them (deterministic in `seed`), and their output weights are 0,
+    /// so they change nothing until training moves those. A trained network given room to
+    /// learn more, instead of a wider one started from random weights. `None` when `hidden`
+    /// is smaller than the network's (or the network has no neurons).
+    pub fn widen(&self, hidden: usize, seed: u64, typical_active: f32) -> Option<Self> {
+        let old = self.hidden;
+        if hidden < old || old == 0 {
+            return None;
+        }
+        let fresh = Self::new(self.inputs, hidden, seed, typical_active);
+        let (w1, b1, w2, b2) = self.layers();
+        let (fw1, fb1, _, _) = fresh.layers();
+        let mut params = Vec::with_capacity(Self::param_count(self.inputs, hidden));
+        for (row, fresh_row) in w1.chunks_exact(old).zip(fw1.chunks_exact(hidden)) {
+            params.extend_from_slice(row);
+            params.extend_from_slice(&fresh_row[old..]);
+        }
+        params.extend_from_slice(b1);
+        params.extend_from_slice(&fb1[old..]);
+        // Output weights per perspective: the side to move's, then the other side's.
+        for half in w2.chunks_exact(old) {
+            params.extend_from_slice(half);
+            params.extend(std::iter::repeat_n(0.0, hidden - old));
+        }
+        params.push(b2);
+        Self::from_params(self.inputs, hidden, params)
+    }
+
     /// Inputs per perspective.
     pub fn inputs(&self) -> usize {
         self.inputs

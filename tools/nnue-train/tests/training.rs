@@ -408,6 +408,44 @@ fn the_command_writes_its_files_and_resumes() {
         third
     );
 
+    // Started from it with twice the neurons, at the same negligible learning rate: the
+    // new neurons' output weights are 0, so the wider network evaluates every position as
+    // the narrow one does (the same engine arithmetic: zero output weights add nothing),
+    // while its new first-layer weights are not all 0.
+    let wide = dir.join("wide.nnue");
+    nnue_train::run(&Options {
+        out: wide.clone(),
+        init: Some(out.clone()),
+        hidden: 16,
+        lr: 1e-12,
+        loss_csv: None,
+        ..opts(1, false)
+    })
+    .unwrap();
+    let narrow = Network::from_bytes(&third, &v).unwrap();
+    let wide = Network::from_bytes(&std::fs::read(&wide).unwrap(), &v).unwrap();
+    assert_eq!((narrow.hidden(), wide.hidden()), (8, 16));
+    let mut differ = 0;
+    for p in &records {
+        let position = p.to_position(&v);
+        let (a, b) = (
+            narrow.evaluate_position(&position),
+            wide.evaluate_position(&position),
+        );
+        assert_eq!(a, b, "{}", position.fen());
+        differ += usize::from(a != 0);
+    }
+    assert!(differ > records.len() / 2, "{differ} nonzero evaluations");
+    let image = FloatNet::from_network(&wide);
+    let new_weights = (0..image.inputs())
+        .flat_map(|f| &image.params()[f * 16 + 8..f * 16 + 16])
+        .filter(|&&w| w != 0.0)
+        .count();
+    assert!(
+        new_weights > 0,
+        "the new neurons have no first-layer weights"
+    );
+
     // One epoch of a variation of the first run into its own file, read back.
     let one_epoch = |file: &str, residual: bool, king_window: bool| {
         let out = dir.join(file);
@@ -462,10 +500,11 @@ fn the_command_writes_its_files_and_resumes() {
             },
             "hidden",
         ),
-        // `--init` with a network of another shape, or a file that is not a network.
+        // `--init` with a network wider than the run, of another kind, or a file that is
+        // not a network.
         (
             Options {
-                hidden: 16,
+                hidden: 4,
                 init: Some(out.clone()),
                 ..opts(1, false)
             },
