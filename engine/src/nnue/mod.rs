@@ -667,7 +667,7 @@ impl Network {
 /// `(variant, file)`. One is listed here once it has won its match against the hand-written
 /// evaluation: front ends use them by default (UCI `Use NNUE`, the service's `--use-nnue`).
 const BUILTIN: &[(&str, &[u8])] = &[
-    ("opulent", include_bytes!("../../nets/opulent-r11.nnue")),
+    ("opulent", include_bytes!("../../nets/opulent-r12.nnue")),
     ("soho", include_bytes!("../../nets/soho-r14.nnue")),
     ("decima", include_bytes!("../../nets/decima-r2.nnue")),
 ];
