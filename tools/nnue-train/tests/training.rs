@@ -425,7 +425,7 @@ fn the_command_writes_its_files_and_resumes() {
     let narrow = Network::from_bytes(&third, &v).unwrap();
     let wide = Network::from_bytes(&std::fs::read(&wide).unwrap(), &v).unwrap();
     assert_eq!((narrow.hidden(), wide.hidden()), (8, 16));
-    let mut differ = 0;
+    let mut nonzero = 0;
     for p in &records {
         let position = p.to_position(&v);
         let (a, b) = (
@@ -433,9 +433,9 @@ fn the_command_writes_its_files_and_resumes() {
             wide.evaluate_position(&position),
         );
         assert_eq!(a, b, "{}", position.fen());
-        differ += usize::from(a != 0);
+        nonzero += usize::from(a != 0);
     }
-    assert!(differ > records.len() / 2, "{differ} nonzero evaluations");
+    assert!(nonzero > records.len() / 2, "{nonzero} nonzero evaluations");
     let image = FloatNet::from_network(&wide);
     let new_weights = (0..image.inputs())
         .flat_map(|f| &image.params()[f * 16 + 8..f * 16 + 16])
