@@ -668,7 +668,7 @@ impl Network {
 /// evaluation: front ends use them by default (UCI `Use NNUE`, the service's `--use-nnue`).
 const BUILTIN: &[(&str, &[u8])] = &[
     ("opulent", include_bytes!("../../nets/opulent-r12.nnue")),
-    ("soho", include_bytes!("../../nets/soho-r14.nnue")),
+    ("soho", include_bytes!("../../nets/soho-r15.nnue")),
     ("decima", include_bytes!("../../nets/decima-r2.nnue")),
 ];
 
