@@ -669,7 +669,7 @@ impl Network {
 const BUILTIN: &[(&str, &[u8])] = &[
     ("opulent", include_bytes!("../../nets/opulent-r12.nnue")),
     ("soho", include_bytes!("../../nets/soho-r15.nnue")),
-    ("decima", include_bytes!("../../nets/decima-r2.nnue")),
+    ("decima", include_bytes!("../../nets/decima-r3.nnue")),
 ];
 
 impl Network {
