@@ -10,6 +10,7 @@
 //! everything that talks to a terminal or a protocol lives in this package.
 
 mod bench;
+mod book;
 mod datagen;
 mod gamefile;
 mod matches;
@@ -85,6 +86,45 @@ enum Command {
     /// Fits a variant's evaluation weights to labelled positions (Texel's method) and writes
     /// them as a parameter file.
     Tune(TuneArgs),
+    /// Writes a book of balanced openings for `match --openings`: seeded random openings that
+    /// a fixed-node search scores near level.
+    Book(BookArgs),
+}
+
+/// Arguments of `book`.
+#[derive(Debug, Args)]
+struct BookArgs {
+    /// Variant name.
+    #[arg(long)]
+    variant: String,
+    /// Openings to write (a match of N games plays N / 2 of them, each with both colours).
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    count: u64,
+    /// Random plies of each opening.
+    #[arg(long, default_value_t = 4)]
+    plies: usize,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Nodes of the search that scores each opening.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: u64,
+    /// Largest score, in centipawns for either side, an opening may have.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(i32).range(0..))]
+    max_score: i32,
+    /// Random openings searched per opening wanted before giving up.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    tries: u64,
+    /// Openings searched at once (one search thread each).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+    /// Score with this network (for the variant); default: the variant's shipped network if it
+    /// has one, else the hand-written evaluation.
+    #[arg(long)]
+    eval_file: Option<std::path::PathBuf>,
+    /// Output file (FEN lines with EPD comments).
+    #[arg(long)]
+    out: std::path::PathBuf,
 }
 
 /// Arguments of `tune`.
@@ -226,6 +266,7 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => tune_main(&args),
         Some(Command::Datagen(args)) => datagen_main(&args),
         Some(Command::Rescore(args)) => rescore_main(&args),
+        Some(Command::Book(args)) => book_main(&args),
     }
 }
 
@@ -480,6 +521,63 @@ fn datagen_main(args: &DatagenArgs) -> ExitCode {
             &mut io::stderr(),
         )
     })
+}
+
+fn book_main(args: &BookArgs) -> ExitCode {
+    let variant = match Registry::builtin().get(&args.variant) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    let net = match args.eval_file.as_deref() {
+        Some(path) => match datagen_net(path, &args.variant) {
+            Ok(net) => Some(net),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(USAGE_ERROR);
+            }
+        },
+        None => match Network::shipped(&variant) {
+            Ok(net) => net,
+            Err(e) => {
+                eprintln!("error: {}'s shipped network: {e}", args.variant);
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let cfg = book::BookConfig {
+        count: usize::try_from(args.count).unwrap_or(usize::MAX),
+        plies: args.plies,
+        seed: args.seed,
+        nodes: args.nodes,
+        max_score: args.max_score,
+        tries_per_opening: usize::try_from(args.tries).unwrap_or(usize::MAX),
+        net,
+    };
+    let book = match book::make(&variant, &cfg, args.threads as usize, &mut io::stderr()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let written = std::fs::File::create(&args.out).and_then(|f| {
+        let mut w = io::BufWriter::new(f);
+        book::write(&mut w, &variant, &cfg, &book)?;
+        w.flush()
+    });
+    match written {
+        Ok(()) => {
+            eprintln!("wrote {} openings to {}", book.len(), args.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.out.display());
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn rescore_main(args: &RescoreArgs) -> ExitCode {
