@@ -73,9 +73,6 @@ pub enum BookError {
         /// Candidates searched.
         tried: usize,
     },
-    /// Writing the file failed.
-    #[error("{0}")]
-    Io(#[from] io::Error),
 }
 
 /// Candidate `i`'s opening, or `None` when its playout ended the game.
