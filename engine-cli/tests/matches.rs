@@ -450,3 +450,77 @@ fn an_engine_that_does_not_start_stops_the_match_before_any_game() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).is_empty());
 }
+
+#[test]
+fn a_book_feeds_a_match_and_bad_arguments_are_refused() {
+    let dir = TempDir::new("book");
+    let book = dir.path("book.epd");
+    let book_arg = book.to_str().unwrap();
+    let make = |max_score: &str, tries: &str| {
+        Command::new(ENGINE)
+            .args([
+                "book",
+                "--variant",
+                "soho",
+                "--count",
+                "3",
+                "--nodes",
+                "3000",
+            ])
+            .arg(format!("--max-score={max_score}"))
+            .args(["--tries", tries, "--out", book_arg])
+            .output()
+            .expect("runs the program")
+    };
+    let out = make("80", "20");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&book).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "a header and three openings:\n{text}");
+    assert!(lines[0].starts_with("# book variant=soho"), "{text}");
+    let v = Registry::builtin().get("soho").unwrap();
+    for line in &lines[1..] {
+        let (fen, comment) = line.split_once(" ; ").unwrap();
+        let pos = Position::from_fen(v.clone(), fen).unwrap();
+        assert_eq!(pos.status(), GameStatus::Ongoing, "{line}");
+        let cp: i32 = comment
+            .split("ce ")
+            .nth(1)
+            .and_then(|c| c.trim_end_matches(';').parse().ok())
+            .unwrap();
+        assert!(cp.abs() <= 80, "{line}");
+    }
+    let games = run_match(&[
+        "--variant",
+        "soho",
+        "--openings",
+        book_arg,
+        "--games",
+        "6",
+        "--nodes",
+        "200",
+        "--max-plies",
+        "20",
+        "--a",
+        "cmd=self",
+        "option.Hash=1",
+        "--b",
+        "cmd=self",
+        "option.Hash=1",
+    ]);
+    assert!(games.contains("games 6 "), "{games}");
+    // A negative bound and an unknown variant are refused before any search.
+    let out = make("-1", "20");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-score"));
+    let out = Command::new(ENGINE)
+        .args(["book", "--variant", "nosuch", "--out", book_arg])
+        .output()
+        .expect("runs the program");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nosuch"));
+}
