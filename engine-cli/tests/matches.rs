@@ -1,7 +1,8 @@
 //! `variant-engine match` end to end, with the built program and small shell-script engines
 //! that misbehave on purpose: each kind of failure loses its game and the match goes on to
 //! the end; the SPRT stops early for a clearly stronger and for an identical opponent; the
-//! PGN replays under our rules; a results file resumes.
+//! PGN replays under our rules; a results file resumes; a `book` of balanced openings feeds a
+//! match.
 //!
 //! Everything is bounded by node or depth limits and a ply cap, never by the clock, so the
 //! outcomes are deterministic and the tests fast. The fake engines need a POSIX `sh`.
