@@ -23,6 +23,16 @@ const ENGINE: &str = env!("CARGO_BIN_EXE_variant-engine");
 /// A well-behaved opponent: this program at a small fixed node count and a small table.
 const GOOD: &[&str] = &["name=good", "cmd=self", "nodes=200", "option.Hash=1"];
 
+/// Two copies of this program with small tables, as `--a` and `--b`.
+const SELF_PAIR: &[&str] = &[
+    "--a",
+    "cmd=self",
+    "option.Hash=1",
+    "--b",
+    "cmd=self",
+    "option.Hash=1",
+];
+
 /// A directory of its own for one test, removed afterwards.
 struct TempDir(PathBuf);
 
@@ -227,22 +237,22 @@ fn sprt_accepts_h1_early_against_a_much_weaker_engine() {
 fn sprt_accepts_h0_for_identical_engines() {
     // Two copies of one deterministic engine play the same game with colours swapped, so
     // every pair is even; two even pairs already reject a 400 Elo gain.
-    let out = run_match(&[
-        "--a",
-        "cmd=self",
-        "option.Hash=1",
-        "--b",
-        "cmd=self",
-        "option.Hash=1",
-        "--nodes",
-        "300",
-        "--games",
-        "40",
-        "--sprt",
-        "0,400",
-        "--max-plies",
-        "120",
-    ]);
+    let out = run_match(
+        &[
+            SELF_PAIR,
+            &[
+                "--nodes",
+                "300",
+                "--games",
+                "40",
+                "--sprt",
+                "0,400",
+                "--max-plies",
+                "120",
+            ],
+        ]
+        .concat(),
+    );
     assert!(out.contains("H0 accepted"), "{out}");
     assert!(out.contains("games 4 "), "stops after two pairs:\n{out}");
     assert!(
@@ -397,22 +407,20 @@ fn a_results_file_resumes_the_match() {
     let results = dir.path("results.tsv");
     let results_arg = results.to_str().unwrap();
     let args = |games: &'static str| {
-        vec![
-            "--a",
-            "cmd=self",
-            "option.Hash=1",
-            "--b",
-            "cmd=self",
-            "option.Hash=1",
-            "--depth",
-            "2",
-            "--max-plies",
-            "30",
-            "--games",
-            games,
-            "--results",
-            results_arg,
+        [
+            SELF_PAIR,
+            &[
+                "--depth",
+                "2",
+                "--max-plies",
+                "30",
+                "--games",
+                games,
+                "--results",
+                results_arg,
+            ],
         ]
+        .concat()
     };
     let first = run_match(&args("2"));
     assert!(!first.contains("resuming"), "{first}");
@@ -495,24 +503,24 @@ fn a_book_feeds_a_match_and_bad_arguments_are_refused() {
             .unwrap();
         assert!(cp.abs() <= 80, "{line}");
     }
-    let games = run_match(&[
-        "--variant",
-        "soho",
-        "--openings",
-        book_arg,
-        "--games",
-        "6",
-        "--nodes",
-        "200",
-        "--max-plies",
-        "20",
-        "--a",
-        "cmd=self",
-        "option.Hash=1",
-        "--b",
-        "cmd=self",
-        "option.Hash=1",
-    ]);
+    let games = run_match(
+        &[
+            SELF_PAIR,
+            &[
+                "--variant",
+                "soho",
+                "--openings",
+                book_arg,
+                "--games",
+                "6",
+                "--nodes",
+                "200",
+                "--max-plies",
+                "20",
+            ],
+        ]
+        .concat(),
+    );
     assert!(games.contains("games 6 "), "{games}");
     // A negative bound and an unknown variant are refused before any search.
     let out = make("-1", "20");
