@@ -1,16 +1,17 @@
 //! `variant-engine book`: a file of balanced openings for `match --openings`.
 //!
 //! Random plies from the start make an opening in one line of code, but a random move often
-//! drops a piece, and such an opening decides its game pair by itself: each engine wins it
-//! with the side that got the piece, the pair is level whatever the engines' strength, and a
-//! real difference between them shows as a smaller Elo figure. In a drop variant a dropped
-//! piece goes to the other side's hand and the effect is larger. A book keeps only the random
-//! openings that a fixed-node search of this engine scores near level, as engine testers'
-//! opening books do.
+//! hangs a piece, and such an opening decides its game pair by itself: each engine wins it
+//! with the side that gets the piece, the pair is level whatever the engines' strength, and a
+//! real difference between them shows as a smaller Elo figure. In a drop variant the captured
+//! piece also goes into the captor's hand, and the effect is larger. A book keeps only the
+//! random openings that a fixed-node search of this engine scores near level, as engine
+//! testers' opening books do.
 //!
 //! Candidate `i` is the `i`-th seeded random playout; each is searched from empty tables, so
 //! the book depends only on the arguments (and the engine's evaluation), whatever `--threads`
-//! is. Openings that transpose into one another are kept once. Each line is a FEN followed by
+//! is. Openings that transpose into one another (the same FEN but for its move counters) are
+//! kept once. Each line is a FEN followed by
 //! an EPD-style comment with the candidate's number and score (White's view), which
 //! `match --openings` skips.
 
@@ -83,6 +84,11 @@ fn candidate(variant: &Arc<Variant>, cfg: &BookConfig, i: usize) -> Option<Posit
         .wrapping_add(i as u64);
     let pos = random_playout(Position::new(variant.clone()), cfg.plies, seed);
     (pos.status() == GameStatus::Ongoing).then_some(pos)
+}
+
+/// A FEN without its move counters: two openings with the same key are one position.
+fn position_key(fen: &str) -> String {
+    fen.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
 }
 
 /// Candidates searched between two looks at how many openings the book has: enough to keep
@@ -171,7 +177,7 @@ pub fn make(
         for entry in chunk.into_inner().unwrap_or_else(PoisonError::into_inner) {
             if book.len() < cfg.count
                 && let Some(e) = entry
-                && seen.insert(e.fen.clone())
+                && seen.insert(position_key(&e.fen))
             {
                 book.push(e);
             }
@@ -260,6 +266,23 @@ mod tests {
         let all = make(&v, &cfg(12, 100_000), 1, &mut io::sink()).unwrap();
         assert_ne!(one, all);
         assert!(all.iter().any(|e| e.white_cp.abs() > 60), "{all:?}");
+    }
+
+    #[test]
+    fn a_position_key_ignores_only_the_move_counters() {
+        let a = "8/8/8/8/8/8/8/K6k[Qq] w - - 0 3";
+        assert_eq!(
+            position_key(a),
+            position_key("8/8/8/8/8/8/8/K6k[Qq] w - - 7 3")
+        );
+        assert_ne!(
+            position_key(a),
+            position_key("8/8/8/8/8/8/8/K6k[Qq] b - - 0 3")
+        );
+        assert_ne!(
+            position_key(a),
+            position_key("8/8/8/8/8/8/8/K6k[Q] w - - 0 3")
+        );
     }
 
     #[test]
