@@ -8,12 +8,12 @@
 //! random openings that a fixed-node search of this engine scores near level, as engine
 //! testers' opening books do.
 //!
-//! Candidate `i` is the `i`-th seeded random playout; each is searched from empty tables, so
-//! the book depends only on the arguments (and the engine's evaluation), whatever `--threads`
-//! is. Openings that transpose into one another (the same FEN but for its move counters) are
-//! kept once. Each line is a FEN followed by
-//! an EPD-style comment with the candidate's number and score (White's view), which
-//! `match --openings` skips.
+//! Candidate `i` is the `i`-th of the seeded random openings `datagen` plays from; each is
+//! searched from empty tables, so the book depends only on the arguments (and the engine's
+//! evaluation), whatever `--threads` is. Openings that transpose into one another (the same
+//! FEN but for its move counters) are kept once. Each line is a FEN followed by an EPD-style
+//! comment with the candidate's number and score (White's view), which `match --openings`
+//! skips.
 
 use std::collections::HashSet;
 use std::io::{self, Write};
@@ -23,8 +23,10 @@ use std::sync::{Mutex, PoisonError};
 
 use variant_engine::{
     Color, GameStatus, Limits, Network, Position, Score, SearchOptions, Searcher, SearcherConfig,
-    Variant, random_playout,
+    Variant,
 };
+
+use crate::tunedata::random_opening;
 
 /// What makes a book.
 #[derive(Clone, Copy, Debug)]
@@ -48,7 +50,7 @@ pub struct BookConfig {
 /// One opening of a book.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BookEntry {
-    /// The candidate's number (its playout's seed offset).
+    /// The candidate's number (its index among the seed's random openings).
     pub candidate: usize,
     /// The position.
     pub fen: String,
@@ -76,13 +78,10 @@ pub enum BookError {
     },
 }
 
-/// Candidate `i`'s opening, or `None` when its playout ended the game.
+/// Candidate `i`'s opening (the `i`-th of `tune-data`'s and `datagen`'s random openings for
+/// the seed), or `None` when every try of it ended the game.
 fn candidate(variant: &Arc<Variant>, cfg: &BookConfig, i: usize) -> Option<Position> {
-    let seed = cfg
-        .seed
-        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        .wrapping_add(i as u64);
-    let pos = random_playout(Position::new(variant.clone()), cfg.plies, seed);
+    let pos = random_opening(variant, cfg.seed, i as u64, cfg.plies);
     (pos.status() == GameStatus::Ongoing).then_some(pos)
 }
 

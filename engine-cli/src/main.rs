@@ -622,8 +622,8 @@ fn load_net(path: &std::path::Path) -> Result<&'static Network, String> {
     Ok(Box::leak(Box::new(net)))
 }
 
-/// The network of `datagen --eval-file`, which must be for `variant` (kept for the process's
-/// life: searches borrow it as `'static`).
+/// The network of `datagen --eval-file` or `book --eval-file`, which must be for `variant`
+/// (kept for the process's life: searches borrow it as `'static`).
 fn datagen_net(path: &std::path::Path, variant: &str) -> Result<&'static Network, String> {
     let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let net = load_net(path)?;
@@ -633,7 +633,7 @@ fn datagen_net(path: &std::path::Path, variant: &str) -> Result<&'static Network
             net.variant_name()
         )));
     }
-    Ok(Box::leak(Box::new(net)))
+    Ok(net)
 }
 
 /// The shared frame of `tune-data` and `datagen`: looks the variant up, runs `play` (which

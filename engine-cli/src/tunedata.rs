@@ -151,6 +151,25 @@ fn white_score(winner: Option<Color>) -> &'static str {
     }
 }
 
+/// Opening `index` of the seeded random openings of `seed`: `plies` random moves from the
+/// start, from the first of 16 seeded tries that leaves the game in progress (the last try's
+/// position when none does). `datagen`, `tune-data` and `book` all take their openings here.
+pub fn random_opening(variant: &Arc<Variant>, seed: u64, index: u64, plies: usize) -> Position {
+    let seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(index);
+    let mut pos = Position::new(variant.clone());
+    for attempt in 0..16 {
+        pos = random_playout(
+            Position::new(variant.clone()),
+            plies,
+            seed.wrapping_add(attempt * 7919),
+        );
+        if pos.status() == GameStatus::Ongoing {
+            break;
+        }
+    }
+    pos
+}
+
 /// Plays game `index`, handing each quiet position and its search score (centipawns, White's
 /// view) to `keep`; returns White's score for the game: `1`, `0.5` or `0`. `datagen` plays
 /// its games through this too.
@@ -162,21 +181,7 @@ pub fn play_game(
     mut keep: impl FnMut(&Position, i32),
 ) -> &'static str {
     searcher.clear();
-    let seed = cfg
-        .seed
-        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        .wrapping_add(index);
-    let mut pos = Position::new(variant.clone());
-    for attempt in 0..16 {
-        pos = random_playout(
-            Position::new(variant.clone()),
-            cfg.opening_plies,
-            seed.wrapping_add(attempt * 7919),
-        );
-        if pos.status() == GameStatus::Ongoing {
-            break;
-        }
-    }
+    let mut pos = random_opening(variant, cfg.seed, index, cfg.opening_plies);
     let stop = AtomicBool::new(false);
     let limits = Limits {
         nodes: Some(cfg.nodes),
