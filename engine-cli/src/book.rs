@@ -85,22 +85,19 @@ fn candidate(variant: &Arc<Variant>, cfg: &BookConfig, i: usize) -> Option<Posit
     (pos.status() == GameStatus::Ongoing).then_some(pos)
 }
 
-/// A FEN without its move counters: two openings with the same key are one position.
-fn position_key(fen: &str) -> String {
-    fen.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
-}
-
 /// Candidates searched between two looks at how many openings the book has: enough to keep
 /// every thread busy, few enough that little is searched past the last opening needed.
 const CHUNK: usize = 32;
 
-/// Scores candidate `i` with `searcher`: its book entry when it is level enough.
+/// Scores candidate `i` with `searcher`: its book entry when it is level enough, with the
+/// position's Zobrist hash, which (like the engine's repetition check) leaves out the move
+/// counters, so that openings transposing into one another are kept once.
 fn score_candidate(
     variant: &Arc<Variant>,
     cfg: &BookConfig,
     searcher: &Searcher,
     i: usize,
-) -> Option<BookEntry> {
+) -> Option<(u64, BookEntry)> {
     let pos = candidate(variant, cfg, i)?;
     let limits = Limits {
         nodes: Some(cfg.nodes),
@@ -125,11 +122,12 @@ fn score_candidate(
     } else {
         -cp
     };
-    Some(BookEntry {
+    let entry = BookEntry {
         candidate: i,
         fen: pos.fen(),
         white_cp,
-    })
+    };
+    Some((pos.hash(), entry))
 }
 
 /// Searches candidates, [`CHUNK`] at a time on `threads` threads, until `cfg.count` level
@@ -155,7 +153,7 @@ pub fn make(
     while book.len() < cfg.count && tried < limit {
         let end = (tried + CHUNK).min(limit);
         let next = AtomicUsize::new(tried);
-        let chunk: Mutex<Vec<Option<BookEntry>>> = Mutex::new(vec![None; end - tried]);
+        let chunk: Mutex<Vec<Option<(u64, BookEntry)>>> = Mutex::new(vec![None; end - tried]);
         std::thread::scope(|s| {
             for searcher in &searchers {
                 let (next, chunk) = (&next, &chunk);
@@ -175,8 +173,8 @@ pub fn make(
         });
         for entry in chunk.into_inner().unwrap_or_else(PoisonError::into_inner) {
             if book.len() < cfg.count
-                && let Some(e) = entry
-                && seen.insert(position_key(&e.fen))
+                && let Some((key, e)) = entry
+                && seen.insert(key)
             {
                 book.push(e);
             }
@@ -268,20 +266,13 @@ mod tests {
     }
 
     #[test]
-    fn a_position_key_ignores_only_the_move_counters() {
+    fn the_transposition_key_ignores_only_the_move_counters() {
+        let orphic = Registry::builtin().get("orphic").unwrap();
+        let key = |fen: &str| Position::from_fen(orphic.clone(), fen).unwrap().hash();
         let a = "8/8/8/8/8/8/8/K6k[Qq] w - - 0 3";
-        assert_eq!(
-            position_key(a),
-            position_key("8/8/8/8/8/8/8/K6k[Qq] w - - 7 3")
-        );
-        assert_ne!(
-            position_key(a),
-            position_key("8/8/8/8/8/8/8/K6k[Qq] b - - 0 3")
-        );
-        assert_ne!(
-            position_key(a),
-            position_key("8/8/8/8/8/8/8/K6k[Q] w - - 0 3")
-        );
+        assert_eq!(key(a), key("8/8/8/8/8/8/8/K6k[Qq] w - - 7 3"));
+        assert_ne!(key(a), key("8/8/8/8/8/8/8/K6k[Qq] b - - 0 3"));
+        assert_ne!(key(a), key("8/8/8/8/8/8/8/K6k[Q] w - - 0 3"));
     }
 
     #[test]
